@@ -1,0 +1,200 @@
+import Foundation
+
+/// An entity of a managed object model: a kind of object, with its properties, its place in
+/// an inheritance tree, its uniqueness constraints and its fetch indexes.
+///
+/// ```swift
+/// let book = NSEntityDescription()
+/// book.name = "Book"
+/// book.managedObjectClassName = "Book"
+/// book.properties = [title, pages]
+/// book.uniquenessConstraints = [["isbn"]]
+/// ```
+///
+/// Subentities share their root entity's table in a SQLite store (single-table
+/// inheritance), and inherit its properties, constraints and indexes.
+open class NSEntityDescription: NSObject, @unchecked Sendable {
+    /// The entity's name, unique in its model.
+    public var name: String?
+    /// The class of the entity's objects. `NSManagedObject` unless the model names one.
+    public var managedObjectClassName: String! = "NSManagedObject"
+    /// Whether the entity has no objects of its own, only of its subentities.
+    public var isAbstract: Bool = false
+    /// The entity this one inherits from.
+    public internal(set) weak var superentity: NSEntityDescription?
+    /// The entities that inherit from this one. Setting it sets their `superentity`.
+    public var subentities: [NSEntityDescription] = [] {
+        didSet {
+            for old in oldValue where old.superentity === self && !subentities.contains(where: { $0 === old }) {
+                old.superentity = nil
+            }
+            for entity in subentities {
+                entity.superentity = self
+                entity.invalidateLayout()
+            }
+        }
+    }
+    /// The model the entity belongs to.
+    public internal(set) weak var managedObjectModel: NSManagedObjectModel!
+    /// Arbitrary application data attached to the entity in the model editor.
+    public var userInfo: [AnyHashable: Any]?
+    /// Sets of attribute names whose values must be unique among the entity's objects.
+    /// Each inner array is one constraint; several names in it form a compound key.
+    /// Elements are attribute names or `NSPropertyDescription`s, as in Core Data.
+    public var uniquenessConstraints: [[Any]] = []
+    /// The entity's fetch indexes.
+    public var indexes: [NSFetchIndexDescription] = [] {
+        didSet { for index in indexes { index.entity = self } }
+    }
+    /// Legacy multi-property indexes (`<compoundIndexes>`), as arrays of property names.
+    public var compoundIndexes: [[Any]] = []
+    /// The string that, when set, changes the entity's version hash without changing its shape.
+    public var versionHashModifier: String?
+    /// The entity's former identifier; lightweight migration uses it to follow renames.
+    public var renamingIdentifier: String?
+    /// How Xcode generates the entity's class: "class", "category", or `nil` for none.
+    public var codeGenerationType: String?
+    /// XML attributes of the model file that carry no meaning at run time (such as the
+    /// legacy `syncable`), kept so that a model written back matches the file it was read from.
+    public var modelFileAttributes: [String: String] = [:]
+    /// The line of the model file that declared this, for error messages.
+    var modelFileLine: Int?
+
+    private var ownProperties: [NSPropertyDescription] = [] {
+        didSet { invalidateLayout() }
+    }
+    let layoutLock = NSLock()
+    var cachedLayout: EntityLayout?
+
+    private func invalidateLayout() {
+        layoutLock.lock()
+        cachedLayout = nil
+        layoutLock.unlock()
+        for entity in subentities { entity.invalidateLayout() }
+    }
+
+    public override init() { super.init() }
+
+    /// The entity's properties, inherited ones first. Setting it sets the entity's own
+    /// properties (the inherited ones stay with the superentity).
+    public var properties: [NSPropertyDescription] {
+        get { (superentity?.properties ?? []) + ownProperties }
+        set {
+            let inherited = Set((superentity?.properties ?? []).map(ObjectIdentifier.init))
+            ownProperties = newValue.filter { !inherited.contains(ObjectIdentifier($0)) }
+            for property in ownProperties { property.entity = self }
+        }
+    }
+
+    /// The properties the entity declares itself, without inherited ones.
+    public var declaredProperties: [NSPropertyDescription] { ownProperties }
+
+    /// The properties by name, inherited ones included.
+    public var propertiesByName: [String: NSPropertyDescription] {
+        Dictionary(properties.map { ($0.name, $0) }, uniquingKeysWith: { _, last in last })
+    }
+
+    /// The attributes by name, inherited ones included.
+    public var attributesByName: [String: NSAttributeDescription] {
+        propertiesByName.compactMapValues { $0 as? NSAttributeDescription }
+    }
+
+    /// The relationships by name, inherited ones included.
+    public var relationshipsByName: [String: NSRelationshipDescription] {
+        propertiesByName.compactMapValues { $0 as? NSRelationshipDescription }
+    }
+
+    /// The relationships whose destination is the given entity.
+    public func relationships(forDestination entity: NSEntityDescription) -> [NSRelationshipDescription] {
+        properties.compactMap { $0 as? NSRelationshipDescription }.filter { $0.destinationEntity === entity }
+    }
+
+    /// The subentities by name.
+    public var subentitiesByName: [String: NSEntityDescription] {
+        Dictionary(subentities.compactMap { entity in entity.name.map { ($0, entity) } }, uniquingKeysWith: { a, _ in a })
+    }
+
+    /// Whether this entity is the given one or inherits from it.
+    public func isKindOf(entity: NSEntityDescription) -> Bool {
+        var current: NSEntityDescription? = self
+        while let candidate = current {
+            if candidate === entity { return true }
+            current = candidate.superentity
+        }
+        return false
+    }
+
+    /// The topmost ancestor (the entity itself when it has no superentity). In a SQLite
+    /// store, an entity's objects live in its root entity's table.
+    public var rootEntity: NSEntityDescription {
+        var entity = self
+        while let parent = entity.superentity { entity = parent }
+        return entity
+    }
+
+    /// The entity's uniqueness constraints as attribute names, its superentities' first.
+    public var uniquenessConstraintNames: [[String]] {
+        let own = uniquenessConstraints.map { constraint in
+            constraint.compactMap { ($0 as? String) ?? ($0 as? NSPropertyDescription)?.name }
+        }
+        return (superentity?.uniquenessConstraintNames ?? []) + own.filter { !(superentity?.uniquenessConstraintNames ?? []).contains($0) }
+    }
+
+    /// The entity's version hash: 32 bytes that change whenever the entity changes in a way
+    /// that matters to a store.
+    public var versionHash: Data { VersionHash.hash(of: self) }
+
+    /// A copy of the entity with copies of its own properties, detached from any model and
+    /// inheritance tree (relationships refer to their destinations by name).
+    open func copy(with zone: NSZone? = nil) -> Any {
+        let copy = NSEntityDescription()
+        copy.name = name
+        copy.managedObjectClassName = managedObjectClassName
+        copy.isAbstract = isAbstract
+        copy.userInfo = userInfo
+        copy.uniquenessConstraints = uniquenessConstraints.map { constraint in
+            constraint.map { ($0 as? NSPropertyDescription)?.name ?? $0 }
+        }
+        copy.compoundIndexes = compoundIndexes
+        copy.versionHashModifier = versionHashModifier
+        copy.renamingIdentifier = renamingIdentifier
+        copy.codeGenerationType = codeGenerationType
+        copy.modelFileAttributes = modelFileAttributes
+        copy.properties = ownProperties.compactMap { $0.copy() as? NSPropertyDescription }
+        copy.indexes = indexes.map { $0.copyDescription() }
+        return copy
+    }
+
+    /// Structural equality: the same name, flags, superentity name, own properties,
+    /// constraints and indexes.
+    open override func isEqual(_ object: Any?) -> Bool {
+        guard let other = object as? NSEntityDescription else { return false }
+        return name == other.name && managedObjectClassName == other.managedObjectClassName
+            && isAbstract == other.isAbstract && superentity?.name == other.superentity?.name
+            && Set(subentities.compactMap(\.name)) == Set(other.subentities.compactMap(\.name))
+            && UserInfo.equal(userInfo, other.userInfo)
+            && uniquenessConstraintNames == other.uniquenessConstraintNames
+            && compoundIndexNames == other.compoundIndexNames
+            && indexes == other.indexes
+            && versionHashModifier == other.versionHashModifier
+            && renamingIdentifier == other.renamingIdentifier
+            && codeGenerationType == other.codeGenerationType
+            && modelFileAttributes == other.modelFileAttributes
+            && ownPropertiesByName == other.ownPropertiesByName
+    }
+
+    open override var hash: Int { name?.hashValue ?? 0 }
+
+    var compoundIndexNames: [[String]] {
+        compoundIndexes.map { $0.compactMap { ($0 as? String) ?? ($0 as? NSPropertyDescription)?.name } }
+    }
+
+    private var ownPropertiesByName: [String: NSPropertyDescription] {
+        Dictionary(ownProperties.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+    }
+
+    open override var description: String {
+        "(<NSEntityDescription>) name \(name ?? "nil"), managedObjectClassName \(managedObjectClassName ?? "nil"), "
+            + "superentity \(superentity?.name ?? "nil"), properties \(properties.map(\.name))"
+    }
+}

@@ -1,0 +1,175 @@
+import Foundation
+
+/// A versioned Xcode model bundle (`Name.xcdatamodeld`): one `.xcdatamodel` directory per
+/// version, and `.xccurrentversion` naming the current one.
+///
+/// ```swift
+/// let bundle = try XcodeModelBundle(url: URL(fileURLWithPath: "Moody.xcdatamodeld"))
+/// let current = try bundle.currentModel()
+/// let first = try bundle.model(named: "Moody")
+/// ```
+///
+/// Version names are arbitrary; their order means nothing (migrations match models by
+/// version hashes, not by names).
+public struct XcodeModelBundle: Sendable {
+    /// The bundle directory.
+    public let url: URL
+    /// The names of the versions, without the `.xcdatamodel` extension, sorted.
+    public let versionNames: [String]
+    /// The name of the current version.
+    public let currentVersionName: String
+
+    /// Reads the bundle's version list and current version.
+    ///
+    /// A bundle without `.xccurrentversion` must have exactly one version, which is then the
+    /// current one; with several versions and no such file, the first version by name is
+    /// taken, as Xcode does.
+    public init(url: URL) throws(ModelError) {
+        self.url = url
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: url.path)
+        } catch {
+            throw ModelError(.unreadableFile(reason: error.localizedDescription), file: url)
+        }
+        versionNames = names.filter { $0.hasSuffix(".xcdatamodel") }.map { String($0.dropLast(".xcdatamodel".count)) }.sorted()
+        guard let first = versionNames.first else { throw ModelError(.missingModelVersion(name: nil), file: url) }
+        let marker = url.appendingPathComponent(".xccurrentversion")
+        if let data = FileManager.default.contents(atPath: marker.path) {
+            guard let plist = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any],
+                let name = plist["_XCCurrentVersionName"] as? String
+            else {
+                throw ModelError(.malformedXML(reason: "unreadable .xccurrentversion"), file: marker)
+            }
+            let version = name.hasSuffix(".xcdatamodel") ? String(name.dropLast(".xcdatamodel".count)) : name
+            guard versionNames.contains(version) else { throw ModelError(.missingModelVersion(name: version), file: marker) }
+            currentVersionName = version
+        } else {
+            currentVersionName = first
+        }
+    }
+
+    /// The `contents` file of a version.
+    public func contentsURL(ofVersion name: String) -> URL {
+        url.appendingPathComponent(name + ".xcdatamodel").appendingPathComponent("contents")
+    }
+
+    /// Reads and validates the version with the given name.
+    public func model(named name: String) throws(ModelError) -> NSManagedObjectModel {
+        guard versionNames.contains(name) else { throw ModelError(.missingModelVersion(name: name), file: url) }
+        return try NSManagedObjectModel.load(contentsOf: contentsURL(ofVersion: name))
+    }
+
+    /// Reads and validates the current version.
+    public func currentModel() throws(ModelError) -> NSManagedObjectModel {
+        try model(named: currentVersionName)
+    }
+
+    /// Reads every version, by name.
+    public func allModels() throws(ModelError) -> [String: NSManagedObjectModel] {
+        var models: [String: NSManagedObjectModel] = [:]
+        for name in versionNames { models[name] = try model(named: name) }
+        return models
+    }
+}
+
+extension NSManagedObjectModel {
+    /// Reads a model file: an `.xcdatamodeld` bundle (its current version), an
+    /// `.xcdatamodel` directory, or the `contents` XML file inside one. `nil` when the file
+    /// cannot be read or the model is not valid; `load(contentsOf:)` says why.
+    public convenience init?(contentsOf url: URL) {
+        self.init()
+        do {
+            try populate(contentsOf: url)
+        } catch {
+            return nil
+        }
+    }
+
+    /// Reads and validates a model file like `init?(contentsOf:)`, throwing an error that
+    /// names the file, line, entity and property of the first problem found.
+    public static func load(contentsOf url: URL) throws(ModelError) -> NSManagedObjectModel {
+        let model = NSManagedObjectModel()
+        try model.populate(contentsOf: url)
+        return model
+    }
+
+    /// Reads and validates model XML in the `contents` format. `file` only serves to name
+    /// the source in errors.
+    public static func load(xml data: Data, file: URL? = nil) throws(ModelError) -> NSManagedObjectModel {
+        let model = NSManagedObjectModel()
+        try XcodeModelReader.read(data, file: file, into: model)
+        try model.validateForLoading(file: file)
+        return model
+    }
+
+    private func populate(contentsOf url: URL) throws(ModelError) {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
+            throw ModelError(.unreadableFile(reason: "no such file"), file: url)
+        }
+        let contents: URL
+        switch url.pathExtension {
+        case "xcdatamodeld":
+            let bundle = try XcodeModelBundle(url: url)
+            contents = bundle.contentsURL(ofVersion: bundle.currentVersionName)
+        case "xcdatamodel":
+            contents = url.appendingPathComponent("contents")
+        default:
+            guard !isDirectory.boolValue else { throw ModelError(.notAModelFile, file: url) }
+            contents = url
+        }
+        guard let data = FileManager.default.contents(atPath: contents.path) else {
+            throw ModelError(.unreadableFile(reason: "no contents file"), file: contents)
+        }
+        try XcodeModelReader.read(data, file: contents, into: self)
+        try validateForLoading(file: contents)
+    }
+
+    private func validateForLoading(file: URL?) throws(ModelError) {
+        if var first = validationErrors().first {
+            first.file = first.file ?? file
+            throw first
+        }
+    }
+}
+
+/// Finds model files in bundles, for `NSManagedObjectModel.mergedModel(from:)` and the
+/// persistent container.
+enum ModelFileLocator {
+    /// The model files in the bundles' resource directories (searched two levels deep):
+    /// each `.xcdatamodeld` (its current version, or every version with `allVersions`) and
+    /// each `.xcdatamodel` that is not inside a bundle.
+    static func modelURLs(in bundles: [Bundle], allVersions: Bool = false) -> [URL] {
+        var urls: [URL] = []
+        for bundle in bundles {
+            let roots = [bundle.resourceURL, bundle.bundleURL].compactMap { $0 }
+            for root in Set(roots.map(\.standardizedFileURL)) {
+                urls += modelURLs(under: root, depth: 2, allVersions: allVersions)
+            }
+        }
+        return urls
+    }
+
+    private static func modelURLs(under directory: URL, depth: Int, allVersions: Bool) -> [URL] {
+        guard depth >= 0,
+            let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path)
+        else { return [] }
+        var urls: [URL] = []
+        for name in names.sorted() {
+            let url = directory.appendingPathComponent(name)
+            if name.hasSuffix(".xcdatamodeld") {
+                if allVersions, let bundle = try? XcodeModelBundle(url: url) {
+                    urls += bundle.versionNames.map { url.appendingPathComponent($0 + ".xcdatamodel") }
+                } else {
+                    urls.append(url)
+                }
+            } else if name.hasSuffix(".xcdatamodel") {
+                urls.append(url)
+            } else if !name.hasPrefix(".") {
+                urls += modelURLs(under: url, depth: depth - 1, allVersions: allVersions)
+            }
+        }
+        return urls
+    }
+}

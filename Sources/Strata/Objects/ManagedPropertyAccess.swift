@@ -1,0 +1,153 @@
+import Foundation
+
+/// Typed access to property values, used by `@Managed` properties and generated classes.
+/// The names start with an underscore because applications call them only through
+/// generated code.
+extension NSManagedObject {
+    /// The value of an optional property, converted to the property's Swift type.
+    public func _managedValue<Value>(forKey key: String) -> Value? {
+        ManagedValueBridge.cast(value(forKey: key), to: Value.self)
+    }
+
+    /// The value of a non-optional property whose type has a natural empty value (numbers,
+    /// `Bool`, strings, data, collections); a missing value reads as that empty value.
+    public func _managedValue<Value: _ManagedDefaultValue>(forKey key: String) -> Value {
+        ManagedValueBridge.cast(value(forKey: key), to: Value.self) ?? Value._managedDefaultValue
+    }
+
+    /// The value of a non-optional property of any other type. Like Core Data, reading a
+    /// missing value through a non-optional property is a programming error.
+    @_disfavoredOverload
+    public func _managedValue<Value>(forKey key: String) -> Value {
+        guard let value = ManagedValueBridge.cast(value(forKey: key), to: Value.self) else {
+            preconditionFailure("\(entity.name ?? "?").\(key) is nil or not a \(Value.self), but its property is non-optional")
+        }
+        return value
+    }
+
+    /// Sets a property from its Swift value.
+    public func _setManagedValue<Value>(_ value: Value?, forKey key: String) {
+        setValue(ManagedValueBridge.objectValue(value), forKey: key)
+    }
+}
+
+/// Types whose missing value reads as a natural empty value in non-optional properties.
+public protocol _ManagedDefaultValue {
+    static var _managedDefaultValue: Self { get }
+}
+
+extension Int: _ManagedDefaultValue { public static var _managedDefaultValue: Int { 0 } }
+extension Int16: _ManagedDefaultValue { public static var _managedDefaultValue: Int16 { 0 } }
+extension Int32: _ManagedDefaultValue { public static var _managedDefaultValue: Int32 { 0 } }
+extension Int64: _ManagedDefaultValue { public static var _managedDefaultValue: Int64 { 0 } }
+extension Double: _ManagedDefaultValue { public static var _managedDefaultValue: Double { 0 } }
+extension Float: _ManagedDefaultValue { public static var _managedDefaultValue: Float { 0 } }
+extension Bool: _ManagedDefaultValue { public static var _managedDefaultValue: Bool { false } }
+extension Decimal: _ManagedDefaultValue { public static var _managedDefaultValue: Decimal { 0 } }
+extension String: _ManagedDefaultValue { public static var _managedDefaultValue: String { "" } }
+extension Data: _ManagedDefaultValue { public static var _managedDefaultValue: Data { Data() } }
+extension Set: _ManagedDefaultValue { public static var _managedDefaultValue: Set<Element> { [] } }
+extension Array: _ManagedDefaultValue { public static var _managedDefaultValue: [Element] { [] } }
+
+/// Conversions between stored values and the Swift types of properties.
+enum ManagedValueBridge {
+    static func cast<Value>(_ raw: Any?, to type: Value.Type) -> Value? {
+        guard let raw, !(raw is NSNull) else { return nil }
+        if let value = raw as? Value { return value }
+        if let convertible = type as? _ManagedConvertible.Type, let value = convertible._fromManagedValue(raw) {
+            return value as? Value
+        }
+        return nil
+    }
+
+    /// The stored form of a Swift value: Swift collections of objects become
+    /// `NSSet`/`NSOrderedSet` in `setPrimitiveValue`, so arrays and sets pass as they are.
+    static func objectValue<Value>(_ value: Value?) -> Any? {
+        guard let value else { return nil }
+        if let set = value as? any _ManagedCollection { return set._managedObjects }
+        return value
+    }
+}
+
+/// Swift types that can be built from a stored value of another representation.
+protocol _ManagedConvertible {
+    static func _fromManagedValue(_ raw: Any) -> Any?
+}
+
+/// Swift collections stored as `NSSet`/`NSOrderedSet`.
+protocol _ManagedCollection {
+    var _managedObjects: [Any] { get }
+}
+
+extension Set: _ManagedConvertible, _ManagedCollection {
+    static func _fromManagedValue(_ raw: Any) -> Any? {
+        let objects: [Any]
+        switch raw {
+        case let set as NSSet: objects = set.allObjects
+        case let set as NSOrderedSet: objects = set.array
+        default: return nil
+        }
+        return Set(objects.compactMap { $0 as? Element })
+    }
+    var _managedObjects: [Any] { Array(self) }
+}
+
+extension Array: _ManagedConvertible, _ManagedCollection {
+    static func _fromManagedValue(_ raw: Any) -> Any? {
+        switch raw {
+        case let set as NSOrderedSet: return set.array.compactMap { $0 as? Element }
+        case let set as NSSet: return set.allObjects.compactMap { $0 as? Element }
+        default: return nil
+        }
+    }
+    var _managedObjects: [Any] { self }
+}
+
+extension Int: _ManagedConvertible {
+    static func _fromManagedValue(_ raw: Any) -> Any? { NumberValue.int64(raw).flatMap { Int(exactly: $0) } }
+}
+extension Int16: _ManagedConvertible {
+    static func _fromManagedValue(_ raw: Any) -> Any? { NumberValue.int64(raw).flatMap { Int16(exactly: $0) } }
+}
+extension Int32: _ManagedConvertible {
+    static func _fromManagedValue(_ raw: Any) -> Any? { NumberValue.int64(raw).flatMap { Int32(exactly: $0) } }
+}
+extension Int64: _ManagedConvertible {
+    static func _fromManagedValue(_ raw: Any) -> Any? { NumberValue.int64(raw) }
+}
+extension Double: _ManagedConvertible {
+    static func _fromManagedValue(_ raw: Any) -> Any? { NumberValue.double(raw) }
+}
+extension Float: _ManagedConvertible {
+    static func _fromManagedValue(_ raw: Any) -> Any? { NumberValue.double(raw).map { Float($0) } }
+}
+extension Bool: _ManagedConvertible {
+    static func _fromManagedValue(_ raw: Any) -> Any? { NumberValue.int64(raw).map { $0 != 0 } }
+}
+extension Decimal: _ManagedConvertible {
+    static func _fromManagedValue(_ raw: Any) -> Any? {
+        ManagedValueCoercion.attributeValue(raw, type: .decimalAttributeType)
+    }
+}
+extension NSNumber: _ManagedConvertible {
+    static func _fromManagedValue(_ raw: Any) -> Any? {
+        switch raw {
+        case let value as Bool: NSNumber(value: value)
+        case let value as Decimal: NSDecimalNumber(decimal: value)
+        case let value as Double: NSNumber(value: value)
+        case let value as Float: NSNumber(value: value)
+        default: NumberValue.int64(raw).map { NSNumber(value: $0) }
+        }
+    }
+}
+
+/// Numbers in any of their stored forms.
+enum NumberValue {
+    static func int64(_ raw: Any) -> Int64? {
+        ManagedValueCoercion.attributeValue(raw, type: .integer64AttributeType) as? Int64
+    }
+
+    static func double(_ raw: Any) -> Double? {
+        ManagedValueCoercion.attributeValue(raw, type: .doubleAttributeType) as? Double
+    }
+}
