@@ -12,7 +12,6 @@ let coreDataTargets: [Target] = []
 let coreDataProducts: [Product] = [.library(name: "CoreData", targets: ["CoreData"])]
 let coreDataTargets: [Target] = [
     .target(name: "CoreData", dependencies: ["Strata"]),
-    .executableTarget(name: "model-tour", dependencies: ["CoreData"], path: "Examples/ModelTour"),
 ]
 #endif
 

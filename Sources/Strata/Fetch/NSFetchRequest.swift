@@ -34,7 +34,7 @@ open class NSPersistentStoreRequest: NSObject, @unchecked Sendable {}
 /// let request = NSFetchRequest<Book>(entityName: "Book")
 /// request.fetchLimit = 20
 /// ```
-open class NSFetchRequest<ResultType>: NSPersistentStoreRequest, @unchecked Sendable {
+open class NSFetchRequest<ResultType>: NSPersistentStoreRequest, NSCopying, @unchecked Sendable {
     /// The name of the entity to fetch.
     public var entityName: String?
     /// The entity to fetch; setting it also sets `entityName`.

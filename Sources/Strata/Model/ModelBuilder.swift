@@ -32,6 +32,7 @@ extension NSManagedObjectModel {
             }
         }
         self.entities = built
+        adoptEntities()
     }
 }
 

@@ -68,6 +68,15 @@ public struct ModelError: Error, Hashable, Sendable, CustomStringConvertible {
         case invalidRelationshipCount(min: Int, max: Int)
     }
 
+    /// How serious a problem is.
+    public enum Severity: Hashable, Sendable {
+        /// The model cannot be used.
+        case error
+        /// Xcode warns about the problem but compiles the model, and Core Data runs with it
+        /// (real apps ship such models), so Strata loads it too.
+        case warning
+    }
+
     public var kind: Kind
     /// The model file, when the error comes from one.
     public var file: URL?
@@ -84,6 +93,15 @@ public struct ModelError: Error, Hashable, Sendable, CustomStringConvertible {
         self.line = line
         self.entity = entity
         self.property = property
+    }
+
+    /// Whether the problem prevents using the model. An inverse that does not point back is
+    /// only a warning: Xcode compiles such models and apps ship them.
+    public var severity: Severity {
+        switch kind {
+        case .inverseDoesNotPointBack: .warning
+        default: .error
+        }
     }
 
     public var description: String {

@@ -3,7 +3,7 @@ import Foundation
 extension NSManagedObjectModel {
     /// Every problem of the model, in model order: names, inheritance, relationships and
     /// their inverses, constraints, indexes, derivations, default values, configurations
-    /// and templates. An empty array means the model is valid.
+    /// and templates, each with its severity. An empty array means the model is clean.
     public func validationErrors() -> [ModelError] {
         var errors: [ModelError] = []
         var seenEntities = Set<String>()
@@ -34,10 +34,11 @@ extension NSManagedObjectModel {
         return errors
     }
 
-    /// Throws every problem of the model together; see `validationErrors()`.
+    /// Throws every problem of the model together when one of them is an error (see
+    /// `ModelError.severity`); a model with only warnings is valid.
     public func validate() throws(ModelErrors) {
         let errors = validationErrors()
-        if !errors.isEmpty { throw ModelErrors(errors: errors) }
+        if errors.contains(where: { $0.severity == .error }) { throw ModelErrors(errors: errors) }
     }
 }
 

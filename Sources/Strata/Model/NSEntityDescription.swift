@@ -13,7 +13,7 @@ import Foundation
 ///
 /// Subentities share their root entity's table in a SQLite store (single-table
 /// inheritance), and inherit its properties, constraints and indexes.
-open class NSEntityDescription: NSObject, @unchecked Sendable {
+open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
     /// The entity's name, unique in its model.
     public var name: String?
     /// The class of the entity's objects. `NSManagedObject` unless the model names one.
@@ -67,10 +67,37 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
     var cachedLayout: EntityLayout?
 
     private func invalidateLayout() {
-        layoutLock.lock()
-        cachedLayout = nil
-        layoutLock.unlock()
-        for entity in subentities { entity.invalidateLayout() }
+        for entity in selfAndDescendants {
+            entity.layoutLock.lock()
+            entity.cachedLayout = nil
+            entity.layoutLock.unlock()
+        }
+    }
+
+    /// The entity, its superentity, and so on up to the root; stops rather than loop when a
+    /// (malformed) inheritance chain goes round in a circle.
+    var selfAndAncestors: [NSEntityDescription] {
+        var chain: [NSEntityDescription] = []
+        var seen = Set<ObjectIdentifier>()
+        var current: NSEntityDescription? = self
+        while let entity = current, seen.insert(ObjectIdentifier(entity)).inserted {
+            chain.append(entity)
+            current = entity.superentity
+        }
+        return chain
+    }
+
+    /// The entity and every entity below it, each once even if inheritance is circular.
+    var selfAndDescendants: [NSEntityDescription] {
+        var result: [NSEntityDescription] = []
+        var seen = Set<ObjectIdentifier>()
+        var pending: [NSEntityDescription] = [self]
+        while let entity = pending.popLast() {
+            guard seen.insert(ObjectIdentifier(entity)).inserted else { continue }
+            result.append(entity)
+            pending += entity.subentities
+        }
+        return result
     }
 
     public override init() { super.init() }
@@ -78,9 +105,9 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
     /// The entity's properties, inherited ones first. Setting it sets the entity's own
     /// properties (the inherited ones stay with the superentity).
     public var properties: [NSPropertyDescription] {
-        get { (superentity?.properties ?? []) + ownProperties }
+        get { selfAndAncestors.reversed().flatMap(\.ownProperties) }
         set {
-            let inherited = Set((superentity?.properties ?? []).map(ObjectIdentifier.init))
+            let inherited = Set(selfAndAncestors.dropFirst().flatMap(\.ownProperties).map(ObjectIdentifier.init))
             ownProperties = newValue.filter { !inherited.contains(ObjectIdentifier($0)) }
             for property in ownProperties { property.entity = self }
         }
@@ -116,28 +143,25 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
 
     /// Whether this entity is the given one or inherits from it.
     public func isKindOf(entity: NSEntityDescription) -> Bool {
-        var current: NSEntityDescription? = self
-        while let candidate = current {
-            if candidate === entity { return true }
-            current = candidate.superentity
-        }
-        return false
+        selfAndAncestors.contains { $0 === entity }
     }
 
     /// The topmost ancestor (the entity itself when it has no superentity). In a SQLite
     /// store, an entity's objects live in its root entity's table.
     public var rootEntity: NSEntityDescription {
-        var entity = self
-        while let parent = entity.superentity { entity = parent }
-        return entity
+        selfAndAncestors.last ?? self
     }
 
     /// The entity's uniqueness constraints as attribute names, its superentities' first.
     public var uniquenessConstraintNames: [[String]] {
-        let own = uniquenessConstraints.map { constraint in
-            constraint.compactMap { ($0 as? String) ?? ($0 as? NSPropertyDescription)?.name }
+        var names: [[String]] = []
+        for entity in selfAndAncestors.reversed() {
+            for constraint in entity.uniquenessConstraints {
+                let constraintNames = constraint.compactMap { ($0 as? String) ?? ($0 as? NSPropertyDescription)?.name }
+                if !names.contains(constraintNames) { names.append(constraintNames) }
+            }
         }
-        return (superentity?.uniquenessConstraintNames ?? []) + own.filter { !(superentity?.uniquenessConstraintNames ?? []).contains($0) }
+        return names
     }
 
     /// The entity's version hash: 32 bytes that change whenever the entity changes in a way

@@ -18,10 +18,7 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
     /// The model's entities. Setting them resolves relationships whose destination or
     /// inverse was given by name.
     public var entities: [NSEntityDescription] = [] {
-        didSet {
-            for entity in entities { entity.managedObjectModel = self }
-            resolveReferences()
-        }
+        didSet { adoptEntities() }
     }
     /// Identifiers the developer gave this model version (`userDefinedModelVersionIdentifier`).
     public var versionIdentifiers: Set<AnyHashable> = []
@@ -133,6 +130,7 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
             compositeTypes += model.compositeTypes
         }
         self.entities = entities
+        adoptEntities()
         for template in fetchRequestTemplatesByName.values {
             if let entityName = template.entityName { template.entity = entitiesByName[entityName] }
         }
@@ -212,6 +210,13 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
             copy.subentities = original.subentities.compactMap { $0.name.flatMap { byName[$0] } }
         }
         return copies
+    }
+
+    /// Makes the entities this model's and resolves their references. Called whenever
+    /// `entities` is set (property observers do not run in the model's own initializers).
+    func adoptEntities() {
+        for entity in entities { entity.managedObjectModel = self }
+        resolveReferences()
     }
 
     /// Links relationships to their destination and inverse, and index elements to their

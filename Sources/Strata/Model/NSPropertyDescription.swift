@@ -6,7 +6,7 @@ import Foundation
 /// Descriptions are mutable while a model is being built and must not be changed once a
 /// coordinator uses the model (Core Data has the same rule). They are shared across
 /// threads afterwards, hence `@unchecked Sendable`.
-open class NSPropertyDescription: NSObject, @unchecked Sendable {
+open class NSPropertyDescription: NSObject, NSCopying, @unchecked Sendable {
     /// The property's name, unique within its entity and its entity's ancestors.
     public var name: String = ""
     /// The entity that declares the property; set when the property is added to an entity.

@@ -25,7 +25,10 @@ enum VersionHash {
         var hasher = SHA256()
         hasher.update(entity.name?.utf8 ?? "".utf8)
         hasher.update([entity.isAbstract ? 1 : 0])
-        if let superentity = entity.superentity { hasher.update(hash(of: superentity)) }
+        // A circular inheritance chain (an invalid model) hashes as if it ended there.
+        if let superentity = entity.superentity, !superentity.selfAndAncestors.contains(where: { $0 === entity }) {
+            hasher.update(hash(of: superentity))
+        }
         let stored = entity.properties.filter { property in
             !property.isTransient && (property is NSAttributeDescription || property is NSRelationshipDescription)
         }

@@ -21,9 +21,9 @@ public struct XcodeModelBundle: Sendable {
 
     /// Reads the bundle's version list and current version.
     ///
-    /// A bundle without `.xccurrentversion` must have exactly one version, which is then the
-    /// current one; with several versions and no such file, the first version by name is
-    /// taken, as Xcode does.
+    /// The current version is the one `.xccurrentversion` names. Without that file, or when
+    /// it names none, a bundle's only version is current; with several, the first by name is
+    /// taken (Xcode's choice there is undocumented; see DEVIATIONS.md).
     public init(url: URL) throws(ModelError) {
         self.url = url
         let names: [String]
@@ -36,10 +36,14 @@ public struct XcodeModelBundle: Sendable {
         guard let first = versionNames.first else { throw ModelError(.missingModelVersion(name: nil), file: url) }
         let marker = url.appendingPathComponent(".xccurrentversion")
         if let data = FileManager.default.contents(atPath: marker.path) {
-            guard let plist = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any],
-                let name = plist["_XCCurrentVersionName"] as? String
-            else {
+            guard let plist = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any] else {
                 throw ModelError(.malformedXML(reason: "unreadable .xccurrentversion"), file: marker)
+            }
+            // A marker without a name (an empty dictionary, seen in real bundles) leaves the
+            // choice to the fallback, as when there is no marker.
+            guard let name = plist["_XCCurrentVersionName"] as? String else {
+                currentVersionName = first
+                return
             }
             let version = name.hasSuffix(".xcdatamodel") ? String(name.dropLast(".xcdatamodel".count)) : name
             guard versionNames.contains(version) else { throw ModelError(.missingModelVersion(name: version), file: marker) }
@@ -127,7 +131,7 @@ extension NSManagedObjectModel {
     }
 
     private func validateForLoading(file: URL?) throws(ModelError) {
-        if var first = validationErrors().first {
+        if var first = validationErrors().first(where: { $0.severity == .error }) {
             first.file = first.file ?? file
             throw first
         }
