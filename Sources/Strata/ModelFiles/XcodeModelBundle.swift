@@ -146,10 +146,16 @@ enum ModelFileLocator {
     /// each `.xcdatamodel` that is not inside a bundle.
     static func modelURLs(in bundles: [Bundle], allVersions: Bool = false) -> [URL] {
         var urls: [URL] = []
+        var seen = Set<String>()
         for bundle in bundles {
-            let roots = [bundle.resourceURL, bundle.bundleURL].compactMap { $0 }
-            for root in Set(roots.map(\.standardizedFileURL)) {
-                urls += modelURLs(under: root, depth: 2, allVersions: allVersions)
+            // The resource directory may lie inside the bundle directory (…/Resources):
+            // a model found from both roots counts once.
+            let roots = [bundle.resourceURL, bundle.bundleURL].compactMap { $0?.standardizedFileURL }
+            for root in roots {
+                for url in modelURLs(under: root, depth: 2, allVersions: allVersions)
+                where seen.insert(url.standardizedFileURL.path).inserted {
+                    urls.append(url)
+                }
             }
         }
         return urls

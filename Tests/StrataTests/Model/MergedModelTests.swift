@@ -1,0 +1,48 @@
+import Foundation
+import Testing
+
+@testable import Strata
+
+@Suite struct MergedModelTests {
+    private func directoryWithModels() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-merge-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let books = NSManagedObjectModel { Entity("Book") { Attribute("title", .stringAttributeType) } }
+        let people = NSManagedObjectModel { Entity("Person") { Attribute("name", .stringAttributeType) } }
+        try books.write(toXcodeModelAt: directory.appendingPathComponent("Books.xcdatamodeld"))
+        try people.write(toXcodeModelAt: directory.appendingPathComponent("Resources/People.xcdatamodel"))
+        return directory
+    }
+
+    @Test func mergedModelCollectsEveryModelFileOfTheBundles() throws {
+        let directory = try directoryWithModels()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let bundle = try #require(Bundle(url: directory))
+        let merged = try #require(NSManagedObjectModel.mergedModel(from: [bundle]))
+        #expect(Set(merged.entitiesByName.keys) == ["Book", "Person"])
+    }
+
+    @Test func mergedModelForStoreMetadataPicksTheMatchingVersions() throws {
+        let directory = try directoryWithModels()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let bundle = try #require(Bundle(url: directory))
+        let books = NSManagedObjectModel { Entity("Book") { Attribute("title", .stringAttributeType) } }
+        let metadata: [String: Any] = [NSStoreModelVersionHashesKey: books.entityVersionHashesByName]
+        let matching = try #require(NSManagedObjectModel.mergedModel(from: [bundle], forStoreMetadata: metadata))
+        #expect(matching.entitiesByName.keys.sorted() == ["Book"])
+
+        let changed = NSManagedObjectModel { Entity("Book") { Attribute("title", .integer32AttributeType) } }
+        let otherMetadata: [String: Any] = [NSStoreModelVersionHashesKey: changed.entityVersionHashesByName]
+        #expect(NSManagedObjectModel.mergedModel(from: [bundle], forStoreMetadata: otherMetadata) == nil)
+        #expect(!books.isConfiguration(withName: nil, compatibleWithStoreMetadata: otherMetadata))
+        #expect(books.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata))
+        #expect(!books.isConfiguration(withName: nil, compatibleWithStoreMetadata: [:]))
+    }
+
+    @Test func noModelsMeansNoMergedModel() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-empty-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        #expect(NSManagedObjectModel.mergedModel(from: [try #require(Bundle(url: directory))]) == nil)
+    }
+}
