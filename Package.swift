@@ -12,6 +12,7 @@ let coreDataTargets: [Target] = []
 let coreDataProducts: [Product] = [.library(name: "CoreData", targets: ["CoreData"])]
 let coreDataTargets: [Target] = [
     .target(name: "CoreData", dependencies: ["Strata"]),
+    .executableTarget(name: "model-tour", dependencies: ["CoreData"], path: "Examples/ModelTour"),
 ]
 #endif
 
@@ -39,12 +40,14 @@ let package = Package(
             name: "StrataMacros",
             dependencies: [
                 .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
+                .product(name: "SwiftDiagnostics", package: "swift-syntax"),
                 .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
                 .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
             ]
         ),
         .target(name: "StrataCodegen", dependencies: ["Strata"]),
-        .executableTarget(name: "strata-codegen", dependencies: ["StrataCodegen"]),
+        .executableTarget(name: "strata-codegen", dependencies: ["Strata", "StrataCodegen"]),
         .plugin(
             name: "StrataModelPlugin",
             capability: .buildTool(),
@@ -58,12 +61,13 @@ let package = Package(
             name: "StrataMacrosTests",
             dependencies: [
                 "StrataMacros",
-                .product(name: "SwiftSyntaxMacrosTestSupport", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
             ]
         ),
         .testTarget(
             name: "StrataCodegenTests",
-            dependencies: ["StrataCodegen"]
+            dependencies: ["Strata", "StrataCodegen", "strata-codegen"]
         ),
         .testTarget(
             name: "StrataPluginTests",

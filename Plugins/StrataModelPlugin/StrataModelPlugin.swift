@@ -1,6 +1,58 @@
+import Foundation
 import PackagePlugin
 
+/// Generates Swift classes for the Core Data models of a target, as Xcode's code
+/// generation does, and copies each model into the target's resources so that the
+/// persistent container finds it by name at run time.
+///
+/// ```swift
+/// .target(name: "App", dependencies: ["Strata"], plugins: [.plugin(name: "StrataModelPlugin", package: "Strata")])
+/// ```
+///
+/// Each `.xcdatamodeld` bundle and each `.xcdatamodel` not inside one, anywhere in the
+/// target's folder, gets `<Name>+CoreDataGenerated.swift`. Every file of the model is an
+/// input, so editing any version or the current-version marker generates again.
 @main
 struct StrataModelPlugin: BuildToolPlugin {
-    func createBuildCommands(context: PluginContext, target: Target) async throws -> [Command] { [] }
+    func createBuildCommands(context: PluginContext, target: Target) async throws -> [Command] {
+        guard let module = target.sourceModule else { return [] }
+        let tool = try context.tool(named: "strata-codegen").url
+        let models = ModelFileSet(sourceFiles: module.sourceFiles.map(\.url), in: module.directoryURL)
+        for duplicate in models.duplicateNames {
+            Diagnostics.error("Several Core Data models in \(module.name) are named \(duplicate); only the first is used")
+        }
+        return models.models.flatMap { model in
+            ModelCommands(model: model, tool: tool, workDirectory: context.pluginWorkDirectoryURL, moduleName: module.moduleName)
+                .commands
+        }
+    }
+}
+
+/// The build commands for one model: generating its classes, and copying it as a resource.
+struct ModelCommands {
+    let model: ModelFileSet.Model
+    let tool: URL
+    let workDirectory: URL
+    let moduleName: String
+
+    var commands: [Command] {
+        let source = workDirectory.appendingPathComponent("\(model.name)+CoreDataGenerated.swift")
+        let resource = workDirectory.appendingPathComponent("Models").appendingPathComponent(model.root.lastPathComponent)
+        return [
+            .buildCommand(
+                displayName: "Generating classes from \(model.root.lastPathComponent)",
+                executable: tool,
+                arguments: ["generate", model.root.path, "--output", source.path, "--module-name", moduleName],
+                inputFiles: model.inputs,
+                outputFiles: [source]
+            ),
+            .buildCommand(
+                displayName: "Copying \(model.root.lastPathComponent) to resources",
+                executable: tool,
+                arguments: ["copy-model", model.root.path, "--output", resource.path],
+                inputFiles: model.inputs,
+                outputFiles: [resource]
+            ),
+        ]
+    }
 }

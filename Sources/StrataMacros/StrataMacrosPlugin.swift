@@ -1,7 +1,8 @@
 import SwiftCompilerPlugin
 import SwiftSyntaxMacros
 
+/// The compiler plugin that provides Strata's macros.
 @main
 struct StrataMacrosPlugin: CompilerPlugin {
-    let providingMacros: [Macro.Type] = []
+    let providingMacros: [Macro.Type] = [ManagedMacro.self]
 }

@@ -203,7 +203,6 @@ open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
             && versionHashModifier == other.versionHashModifier
             && renamingIdentifier == other.renamingIdentifier
             && codeGenerationType == other.codeGenerationType
-            && modelFileAttributes == other.modelFileAttributes
             && ownPropertiesByName == other.ownPropertiesByName
     }
 

@@ -171,6 +171,7 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
     // MARK: Equality
 
     /// Structural equality: the same entities, configurations, templates and identifiers.
+    /// What only concerns the model file (tool versions, diagram layout) does not count.
     open override func isEqual(_ object: Any?) -> Bool {
         guard let other = object as? NSManagedObjectModel else { return false }
         let mine = entitiesByName
@@ -190,8 +191,6 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
             && configurationMembers == other.configurationMembers
             && configurationAttributes == other.configurationAttributes
             && compositeTypes == other.compositeTypes
-            && modelFileAttributes == other.modelFileAttributes
-            && diagramLayout == other.diagramLayout
     }
 
     open override var hash: Int { entities.count }

@@ -64,6 +64,7 @@ open class NSPropertyDescription: NSObject, NSCopying, @unchecked Sendable {
     }
 
     /// Structural equality: the same definition, whatever entity the property belongs to.
+    /// Model-file-only XML attributes (`modelFileAttributes`) do not count.
     open override func isEqual(_ object: Any?) -> Bool {
         guard let other = object as? NSPropertyDescription, type(of: other) == type(of: self) else {
             return false
@@ -74,7 +75,6 @@ open class NSPropertyDescription: NSObject, NSCopying, @unchecked Sendable {
             && UserInfo.equal(userInfo, other.userInfo)
             && versionHashModifier == other.versionHashModifier
             && renamingIdentifier == other.renamingIdentifier
-            && modelFileAttributes == other.modelFileAttributes
     }
 
     open override var hash: Int { name.hashValue }

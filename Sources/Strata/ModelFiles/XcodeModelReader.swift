@@ -11,8 +11,7 @@ import Foundation
 /// in the model, and inheritance cycles. Unknown elements are ignored; unknown XML
 /// attributes are kept in `modelFileAttributes`.
 enum XcodeModelReader {
-    /// Reads model XML into `model`, replacing its entities, templates, configurations,
-    /// composite types and layout.
+    /// Reads model XML into `model`, a new empty model.
     ///
     /// - Parameters:
     ///   - data: The `contents` XML.
@@ -20,7 +19,7 @@ enum XcodeModelReader {
     ///   - model: The model to fill.
     static func read(_ data: Data, file: URL?, into model: NSManagedObjectModel) throws(ModelError) {
         let root = try XcodeModelXMLElement.parse(data, file: file)
-        var builder = XcodeModelAssembler(reader: XcodeModelElementReader(file: file), model: model)
+        let builder = XcodeModelAssembler(reader: XcodeModelElementReader(file: file), model: model)
         try builder.build(from: root)
     }
 }
@@ -31,7 +30,7 @@ private struct XcodeModelAssembler {
     let reader: XcodeModelElementReader
     let model: NSManagedObjectModel
 
-    mutating func build(from root: XcodeModelXMLElement) throws(ModelError) {
+    func build(from root: XcodeModelXMLElement) throws(ModelError) {
         guard root.name == "model" else {
             throw reader.error(.malformedXML(reason: "the root element is <\(root.name)>, not <model>"), root)
         }
@@ -50,7 +49,7 @@ private struct XcodeModelAssembler {
             }
         }
         try wireInheritance(entities, parentNames)
-        resolveComposites(types: compositeTypes, entities: entities)
+        try resolveComposites(types: compositeTypes, entities: entities, root: root)
 
         model.compositeTypes = compositeTypes
         model.entities = entities
@@ -111,12 +110,45 @@ private struct XcodeModelAssembler {
         }
     }
 
+    /// The most attributes that composite types may expand to in one model. Each composite
+    /// attribute holds its own copy of its type's elements, so types that nest one another
+    /// could otherwise make a small file expand without end.
+    static let compositeExpansionLimit = 100_000
+
     /// Gives every composite attribute (in entities and in composite types) copies of the
     /// elements of the composite type it names. A type that contains itself, directly or
     /// not, stops at the repetition; validation does not need more.
-    private func resolveComposites(types: [NSCompositeAttributeDescription], entities: [NSEntityDescription]) {
+    private func resolveComposites(
+        types: [NSCompositeAttributeDescription], entities: [NSEntityDescription], root: XcodeModelXMLElement
+    ) throws(ModelError) {
         var byName: [String: NSCompositeAttributeDescription] = [:]
         for type in types where byName[type.name] == nil { byName[type.name] = type }
+        let roots: [(attribute: NSCompositeAttributeDescription, visiting: Set<String>)] =
+            types.flatMap { type in
+                type.elements.compactMap { $0 as? NSCompositeAttributeDescription }.map { ($0, [type.name]) }
+            }
+            + entities.flatMap { entity in
+                entity.declaredProperties.compactMap { $0 as? NSCompositeAttributeDescription }.map { ($0, []) }
+            }
+
+        func count(_ attribute: NSCompositeAttributeDescription, visiting: Set<String>, total: inout Int) {
+            guard total <= Self.compositeExpansionLimit, let typeName = attribute.compositeTypeName,
+                !visiting.contains(typeName), let type = byName[typeName]
+            else { return }
+            for element in type.elements {
+                total += 1
+                if let nested = element as? NSCompositeAttributeDescription {
+                    count(nested, visiting: visiting.union([typeName]), total: &total)
+                }
+            }
+        }
+        var total = 0
+        for (attribute, visiting) in roots { count(attribute, visiting: visiting, total: &total) }
+        guard total <= Self.compositeExpansionLimit else {
+            throw reader.error(
+                .malformedXML(reason: "composite types expand to more than \(Self.compositeExpansionLimit) attributes"),
+                root)
+        }
 
         func fill(_ attribute: NSCompositeAttributeDescription, visiting: Set<String>) {
             guard let typeName = attribute.compositeTypeName, !visiting.contains(typeName),
@@ -127,17 +159,7 @@ private struct XcodeModelAssembler {
                 fill(nested, visiting: visiting.union([typeName]))
             }
         }
-
-        for type in types {
-            for case let element as NSCompositeAttributeDescription in type.elements {
-                fill(element, visiting: [type.name])
-            }
-        }
-        for entity in entities {
-            for case let attribute as NSCompositeAttributeDescription in entity.declaredProperties {
-                fill(attribute, visiting: [])
-            }
-        }
+        for (attribute, visiting) in roots { fill(attribute, visiting: visiting) }
     }
 
     /// A `<configuration>`: its members are recorded by name, including names that are not

@@ -51,7 +51,8 @@ enum XcodeModelWriter {
         children += model.compositeTypes.map { type in
             XMLNode("composite", [("name", type.name)], type.elements.map(attributeNode))
         }
-        if !model.diagramLayout.isEmpty {
+        // Xcode writes the layout of an empty model as an empty `<elements/>`.
+        if !model.diagramLayout.isEmpty || children.isEmpty {
             children.append(
                 XMLNode(
                     "elements", [],

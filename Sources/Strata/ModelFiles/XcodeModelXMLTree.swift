@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(FoundationXML)
-import FoundationXML
+    import FoundationXML
 #endif
 
 /// One element of a model file's XML, with the line it starts on. The reader first turns
@@ -32,6 +32,17 @@ struct XcodeModelXMLElement {
     /// - Throws: `.malformedXML` with the line of the problem when the data is not well
     ///   formed XML.
     static func parse(_ data: Data, file: URL?) throws(ModelError) -> XcodeModelXMLElement {
+        // Xcode writes model files in UTF-8. FoundationXML's parser traps on names and values
+        // that are not valid UTF-8, so such data is rejected before it gets there.
+        guard isValidUTF8(data) else {
+            throw ModelError(
+                .malformedXML(reason: "the file is not valid UTF-8"), file: file, line: line(ofFirstInvalidByteIn: data))
+        }
+        // Model files have no document type declaration; refusing one keeps entity
+        // expansion and external entities away from the parser.
+        if data.range(of: Data("<!DOCTYPE".utf8)) != nil {
+            throw ModelError(.malformedXML(reason: "model files have no document type declaration"), file: file)
+        }
         let builder = TreeBuilder()
         let parser = XMLParser(data: data)
         parser.shouldProcessNamespaces = false
@@ -41,11 +52,48 @@ struct XcodeModelXMLElement {
         guard succeeded, builder.failure == nil, let root = builder.root else {
             let reason =
                 builder.failure
-                ?? parser.parserError.map { String(describing: ($0 as NSError).localizedDescription) }
+                ?? parser.parserError.map(Self.reason(for:))
                 ?? "the document has no root element"
             throw ModelError(.malformedXML(reason: reason), file: file, line: max(parser.lineNumber, 1))
         }
         return root
+    }
+
+    /// A parser error in words. FoundationXML reports libxml2's error numbers with no text;
+    /// the commonest are named here, the others given by number (the line locates them).
+    fileprivate static func reason(for error: any Error) -> String {
+        let code = (error as NSError).code
+        let names = [
+            4: "no start tag (the document is empty or not XML)",
+            5: "extra content after the root element",
+            76: "an end tag does not match its start tag",
+            77: "the document ends inside an element",
+        ]
+        return names[code].map { "\($0) (libxml2 error \(code))" } ?? "libxml2 error \(code)"
+    }
+
+    private static func isValidUTF8(_ bytes: some Sequence<UInt8>) -> Bool {
+        var iterator = bytes.makeIterator()
+        var decoder = UTF8()
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue: continue
+            case .emptyInput: return true
+            case .error: return false
+            }
+        }
+    }
+
+    /// The line of the first byte that breaks UTF-8, for the error message.
+    private static func line(ofFirstInvalidByteIn data: Data) -> Int {
+        var line = 1
+        var lineStart = data.startIndex
+        for (offset, byte) in zip(data.indices, data) where byte == UInt8(ascii: "\n") {
+            if !isValidUTF8(data[lineStart...offset]) { return line }
+            line += 1
+            lineStart = offset + 1
+        }
+        return line
     }
 }
 
@@ -79,6 +127,6 @@ private final class TreeBuilder: NSObject, XMLParserDelegate {
     }
 
     func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
-        if failure == nil { failure = (parseError as NSError).localizedDescription }
+        if failure == nil { failure = XcodeModelXMLElement.reason(for: parseError) }
     }
 }

@@ -91,7 +91,10 @@ enum XcodeModelFixtures {
         """#
 
     /// The smallest valid model: one entity with one attribute.
-    static func single(entity: String = #"<entity name="Item">"#, attribute: String = #"<attribute name="title" optional="YES" attributeType="String"/>"#) -> String {
+    static func single(
+        entity: String = #"<entity name="Item">"#,
+        attribute: String = #"<attribute name="title" optional="YES" attributeType="String"/>"#
+    ) -> String {
         """
         <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
         <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" userDefinedModelVersionIdentifier="">

@@ -29,6 +29,25 @@ import Testing
         #expect(error.file == file)
     }
 
+    @Test func invalidUTF8IsMalformedAndLocated() throws {
+        var bytes = Array(XcodeModelFixtures.single().utf8)
+        let lineFour = try #require(bytes.indices.filter { bytes[$0] == UInt8(ascii: "\n") }.dropFirst(2).first)
+        bytes[lineFour + 6] = 0xFF
+        #expect(throws: ModelError(.malformedXML(reason: "the file is not valid UTF-8"), file: file, line: 4)) {
+            try NSManagedObjectModel.load(xml: Data(bytes), file: file)
+        }
+    }
+
+    @Test func documentTypeDeclarationsAreRefused() throws {
+        let text = """
+            <?xml version="1.0"?>
+            <!DOCTYPE model [<!ENTITY big "big">]>
+            <model><entity name="&big;"/></model>
+            """
+        let error = try #require(XcodeModelFixtures.error(loading: text))
+        #expect(error.kind == .malformedXML(reason: "model files have no document type declaration"))
+    }
+
     @Test func aRootOtherThanModelIsRejected() throws {
         let error = try #require(XcodeModelFixtures.error(loading: #"<plist version="1.0"><dict/></plist>"#, file: file))
         #expect(error.kind == .malformedXML(reason: "the root element is <plist>, not <model>"))
@@ -103,8 +122,24 @@ import Testing
 
     @Test func invalidFetchIndexValues() throws {
         let text = XcodeModelFixtures.single(
-            attribute: #"<fetchIndex name="byTitle"><fetchIndexElement property="title" type="Hash" order="ascending"/></fetchIndex>"#)
+            attribute:
+                #"<fetchIndex name="byTitle"><fetchIndexElement property="title" type="Hash" order="ascending"/></fetchIndex>"#)
         #expect(XcodeModelFixtures.error(loading: text)?.kind == .invalidXMLValue(attribute: "type", value: "Hash"))
+    }
+
+    @Test func compositeTypesThatExpandWithoutEndAreRefused() throws {
+        // Twenty types, each made of ten attributes of the next: 10^20 attributes once expanded.
+        let types = (0..<20).map { level in
+            let elements = (0..<10).map { index in
+                #"<attribute name="a\#(index)" attributeType="Composite" composite="T\#(level + 1)"/>"#
+            }
+            return #"<composite name="T\#(level)">\#(elements.joined())</composite>"#
+        }
+        let text = XcodeModelFixtures.single(
+            attribute: #"<attribute name="value" optional="YES" attributeType="Composite" composite="T0"/>"#
+        ).replacingOccurrences(of: "</model>", with: types.joined() + "</model>")
+        let error = try #require(XcodeModelFixtures.error(loading: text))
+        #expect(error.kind == .malformedXML(reason: "composite types expand to more than 100000 attributes"))
     }
 
     @Test func nonexistentPath() throws {

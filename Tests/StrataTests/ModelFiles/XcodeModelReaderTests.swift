@@ -105,7 +105,8 @@ import Testing
         #expect(nestedLabel.compositeTypeName == "Label")
         #expect(nestedLabel.elements.map(\.name) == ["text"])
 
-        let location = try #require(model.entitiesByName["Book"]?.attributesByName["location"] as? NSCompositeAttributeDescription)
+        let location = try #require(
+            model.entitiesByName["Book"]?.attributesByName["location"] as? NSCompositeAttributeDescription)
         #expect(location.attributeType == .compositeAttributeType)
         #expect(location.compositeTypeName == "Point")
         #expect(location.elements.map(\.name) == ["x", "y", "label"])
@@ -195,7 +196,8 @@ import Testing
     }
 
     @Test func anInvalidDefaultValueIsReportedByValidation() throws {
-        let text = XcodeModelFixtures.single(attribute: #"<attribute name="count" attributeType="Integer 16" defaultValueString="many"/>"#)
+        let text = XcodeModelFixtures.single(
+            attribute: #"<attribute name="count" attributeType="Integer 16" defaultValueString="many"/>"#)
         let error = try #require(XcodeModelFixtures.error(loading: text))
         #expect(error.kind == .invalidDefaultValue(value: "many"))
         #expect(error.entity == "Item" && error.property == "count" && error.line == 4)

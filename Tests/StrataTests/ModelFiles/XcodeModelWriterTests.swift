@@ -90,7 +90,10 @@ import Testing
         let person = try #require(model.entitiesByName["Person"])
         person.managedObjectClassName = "Person"
         let xml = XcodeModelWriter.contentsXML(for: model)
-        #expect(xml.contains(#"<attribute name="createdAt" optional="YES" attributeType="Date" defaultDateTimeInterval="631152000" usesScalarValueType="YES"/>"#))
+        #expect(
+            xml.contains(
+                #"<attribute name="createdAt" optional="YES" attributeType="Date" defaultDateTimeInterval="631152000" usesScalarValueType="YES"/>"#
+            ))
         #expect(xml.contains(#"<entity name="Person" representedClassName="Person" isAbstract="YES" syncable="YES">"#))
     }
 

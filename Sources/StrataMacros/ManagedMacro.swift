@@ -1,0 +1,112 @@
+import SwiftDiagnostics
+import SwiftSyntax
+import SwiftSyntaxBuilder
+import SwiftSyntaxMacros
+
+/// `@Managed`: turns a stored-looking property of an `NSManagedObject` subclass into one
+/// whose value lives in the object, as `@NSManaged` does on Apple's platforms.
+///
+/// ```swift
+/// @Managed public var title: String?
+/// ```
+///
+/// expands to
+///
+/// ```swift
+/// public var title: String? {
+///     get { _managedValue(forKey: "title") }
+///     set { _setManagedValue(newValue, forKey: "title") }
+/// }
+/// ```
+///
+/// The key is the property's name (without backticks). The overloads of `_managedValue`
+/// pick the conversion from the property's type, so the macro needs no type information.
+public struct ManagedMacro: AccessorMacro {
+    public static func expansion(
+        of node: AttributeSyntax,
+        providingAccessorsOf declaration: some DeclSyntaxProtocol,
+        in context: some MacroExpansionContext
+    ) throws -> [AccessorDeclSyntax] {
+        switch ManagedProperty.parse(declaration, attribute: node) {
+        case .failure(let diagnostic):
+            context.diagnose(diagnostic)
+            return []
+        case .success(let property):
+            let key = StringLiteralExprSyntax(content: property.key)
+            return [
+                "get { _managedValue(forKey: \(key)) }",
+                "set { _setManagedValue(newValue, forKey: \(key)) }",
+            ]
+        }
+    }
+}
+
+/// A property `@Managed` can manage: a single, typed, instance `var` without a value or
+/// accessors of its own.
+struct ManagedProperty {
+    /// The name the property's value is stored under: the property's name.
+    let key: String
+
+    /// Checks the declaration `@Managed` is attached to; a failure carries the error
+    /// diagnostic to report.
+    static func parse(_ declaration: some DeclSyntaxProtocol, attribute: AttributeSyntax) -> Result<Self, DiagnosticError> {
+        guard let variable = declaration.as(VariableDeclSyntax.self) else {
+            return .failure(DiagnosticError(node: attribute, message: .notAProperty))
+        }
+        if variable.bindingSpecifier.tokenKind != .keyword(.var) {
+            let specifier = variable.bindingSpecifier
+            let fixIt = FixIt(
+                message: ManagedFixIt.useVar,
+                changes: [.replace(oldNode: Syntax(specifier), newNode: Syntax(specifier.with(\.tokenKind, .keyword(.var))))]
+            )
+            return .failure(DiagnosticError(node: specifier, message: .letProperty, fixIt: fixIt))
+        }
+        if let modifier = variable.modifiers.first(where: { Self.typeLevelKeywords.contains($0.name.tokenKind) }) {
+            return .failure(DiagnosticError(node: modifier, message: .staticProperty))
+        }
+        if let modifier = variable.modifiers.first(where: { $0.name.tokenKind == .keyword(.lazy) }) {
+            return .failure(DiagnosticError(node: modifier, message: .lazyProperty))
+        }
+        // The macro expansion machinery itself rejects declarations of several properties.
+        guard let binding = variable.bindings.first else {
+            return .failure(DiagnosticError(node: attribute, message: .notAProperty))
+        }
+        guard let pattern = binding.pattern.as(IdentifierPatternSyntax.self) else {
+            return .failure(DiagnosticError(node: binding.pattern, message: .notAnIdentifier))
+        }
+        let name = pattern.identifier.identifier?.name ?? pattern.identifier.text
+        if let initializer = binding.initializer {
+            var withoutValue = binding.with(\.initializer, nil)
+            withoutValue.typeAnnotation = withoutValue.typeAnnotation?.with(\.trailingTrivia, [])
+            let fixIt = FixIt(
+                message: ManagedFixIt.removeInitialValue,
+                changes: [.replace(oldNode: Syntax(binding), newNode: Syntax(withoutValue))]
+            )
+            return .failure(DiagnosticError(node: initializer, message: .initialValue(name), fixIt: fixIt))
+        }
+        if let accessors = binding.accessorBlock {
+            return .failure(DiagnosticError(node: accessors, message: .accessors(name)))
+        }
+        guard binding.typeAnnotation != nil else {
+            return .failure(DiagnosticError(node: pattern, message: .missingType(name)))
+        }
+        return .success(ManagedProperty(key: name))
+    }
+
+    private static let typeLevelKeywords: Set<TokenKind> = [.keyword(.static), .keyword(.class)]
+}
+
+/// An error diagnostic waiting to be reported, as the failure of `ManagedProperty.parse`.
+struct DiagnosticError: Error {
+    let diagnostic: Diagnostic
+
+    init(node: some SyntaxProtocol, message: ManagedDiagnostic, fixIt: FixIt? = nil) {
+        diagnostic = Diagnostic(node: node, message: message, fixIts: fixIt.map { [$0] } ?? [])
+    }
+}
+
+extension MacroExpansionContext {
+    fileprivate func diagnose(_ error: DiagnosticError) {
+        diagnose(error.diagnostic)
+    }
+}
