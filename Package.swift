@@ -6,14 +6,14 @@ import PackageDescription
 // Apple's own framework is absent, so that it never shadows the real one; the example, which
 // imports it, is built there too.
 #if canImport(Darwin)
-let coreDataProducts: [Product] = []
-let coreDataTargets: [Target] = []
+    let coreDataProducts: [Product] = []
+    let coreDataTargets: [Target] = []
 #else
-let coreDataProducts: [Product] = [.library(name: "CoreData", targets: ["CoreData"])]
-let coreDataTargets: [Target] = [
-    .target(name: "CoreData", dependencies: ["Strata"]),
-    .executableTarget(name: "model-tour", dependencies: ["CoreData"], path: "Examples/ModelTour"),
-]
+    let coreDataProducts: [Product] = [.library(name: "CoreData", targets: ["CoreData"])]
+    let coreDataTargets: [Target] = [
+        .target(name: "CoreData", dependencies: ["Strata"]),
+        .executableTarget(name: "model-tour", dependencies: ["CoreData"], path: "Examples/ModelTour"),
+    ]
 #endif
 
 let package = Package(

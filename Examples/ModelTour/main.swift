@@ -30,7 +30,8 @@ let model = NSManagedObjectModel {
 
 do {
     try model.validate()
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("model-tour-\(ProcessInfo.processInfo.processIdentifier)")
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "model-tour-\(ProcessInfo.processInfo.processIdentifier)")
     defer { try? FileManager.default.removeItem(at: directory) }
     let file = directory.appendingPathComponent("Todos.xcdatamodeld")
     try model.write(toXcodeModelAt: file)

@@ -24,6 +24,7 @@ public struct ClassGenerator: Sendable {
     /// The name of the model file, recorded in the generated file's header.
     public var sourceFileName: String?
 
+    /// A generator for the model's classes; `moduleName` and `sourceFileName` are optional.
     public init(model: NSManagedObjectModel, moduleName: String? = nil, sourceFileName: String? = nil) {
         self.model = model
         self.moduleName = moduleName

@@ -28,12 +28,14 @@ public struct CodegenError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The property concerned, if any.
     public var property: String?
 
+    /// An error of the given kind about an entity, and a property of it if given.
     public init(_ kind: Kind, entity: String, property: String? = nil) {
         self.kind = kind
         self.entity = entity
         self.property = property
     }
 
+    /// The error in words, with the entity and property it concerns.
     public var description: String {
         let location = "entity \(entity)" + (property.map { ", property \($0)" } ?? "")
         switch kind {

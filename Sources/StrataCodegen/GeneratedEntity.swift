@@ -29,10 +29,7 @@ struct GeneratedEntity {
         var planned: [GeneratedEntity] = []
         for entity in entities {
             guard let name = entity.name, let kind = Kind(codeGenerationType: entity.codeGenerationType) else { continue }
-            let className = ClassNaming.className(of: entity)
-            guard SwiftIdentifier.isValid(className) else {
-                throw CodegenError(.invalidClassName(className), entity: name)
-            }
+            let className = try ClassNaming.className(of: entity)
             if let other = classOwners[className] {
                 throw CodegenError(.duplicateClassName(className, otherEntity: other), entity: name)
             }
@@ -42,7 +39,7 @@ struct GeneratedEntity {
                 GeneratedEntity(
                     entityName: name,
                     className: className,
-                    superclassName: entity.superentity.map(ClassNaming.className(of:)) ?? "NSManagedObject",
+                    superclassName: try entity.superentity.map(ClassNaming.className(of:)) ?? "NSManagedObject",
                     kind: kind,
                     declaresIdentifiable: entity.superentity == nil,
                     properties: properties,
@@ -70,12 +67,19 @@ enum ClassNaming {
     /// The Swift class of an entity's objects: the model's class name without module
     /// qualification. An entity whose code is generated but whose class is left as
     /// `NSManagedObject` gets a class named after the entity, as Xcode's editor does.
-    static func className(of entity: NSEntityDescription) -> String {
-        let className = SwiftIdentifier.unqualifiedClassName(entity.managedObjectClassName ?? "")
+    ///
+    /// Throws when the name cannot be a Swift class name, since generated code refers to it.
+    static func className(of entity: NSEntityDescription) throws(CodegenError) -> String {
+        var className = SwiftIdentifier.unqualifiedClassName(entity.managedObjectClassName ?? "")
         let isGenerated = GeneratedEntity.Kind(codeGenerationType: entity.codeGenerationType) != nil
         if isGenerated, className.isEmpty || className == "NSManagedObject", let name = entity.name {
-            return name
+            className = name
+        } else if className.isEmpty {
+            className = "NSManagedObject"
         }
-        return className.isEmpty ? "NSManagedObject" : className
+        guard SwiftIdentifier.isValid(className) else {
+            throw CodegenError(.invalidClassName(className), entity: entity.name ?? "")
+        }
+        return className
     }
 }

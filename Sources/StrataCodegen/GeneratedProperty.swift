@@ -36,7 +36,7 @@ struct GeneratedProperty {
         }
         for relationship in own.compactMap({ $0 as? NSRelationshipDescription }) {
             try check(relationship, of: entity)
-            let destination = relationship.destinationEntity.map(ClassNaming.className(of:)) ?? "NSManagedObject"
+            let destination = try relationship.destinationEntity.map(ClassNaming.className(of:)) ?? "NSManagedObject"
             properties.append(
                 GeneratedProperty(
                     declaredName: SwiftIdentifier.declared(relationship.name),

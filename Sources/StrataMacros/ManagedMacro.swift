@@ -22,14 +22,16 @@ import SwiftSyntaxMacros
 /// The key is the property's name (without backticks). The overloads of `_managedValue`
 /// pick the conversion from the property's type, so the macro needs no type information.
 public struct ManagedMacro: AccessorMacro {
+    /// The getter and setter of the property, or no accessors and an error diagnostic when
+    /// the declaration cannot be managed.
     public static func expansion(
         of node: AttributeSyntax,
         providingAccessorsOf declaration: some DeclSyntaxProtocol,
         in context: some MacroExpansionContext
     ) throws -> [AccessorDeclSyntax] {
         switch ManagedProperty.parse(declaration, attribute: node) {
-        case .failure(let diagnostic):
-            context.diagnose(diagnostic)
+        case .failure(let error):
+            context.diagnose(error.diagnostic)
             return []
         case .success(let property):
             let key = StringLiteralExprSyntax(content: property.key)
@@ -49,9 +51,12 @@ struct ManagedProperty {
 
     /// Checks the declaration `@Managed` is attached to; a failure carries the error
     /// diagnostic to report.
-    static func parse(_ declaration: some DeclSyntaxProtocol, attribute: AttributeSyntax) -> Result<Self, DiagnosticError> {
+    static func parse(
+        _ declaration: some DeclSyntaxProtocol,
+        attribute: AttributeSyntax
+    ) -> Result<Self, ManagedDeclarationError> {
         guard let variable = declaration.as(VariableDeclSyntax.self) else {
-            return .failure(DiagnosticError(node: attribute, message: .notAProperty))
+            return .failure(ManagedDeclarationError(node: attribute, message: .notAProperty))
         }
         if variable.bindingSpecifier.tokenKind != .keyword(.var) {
             let specifier = variable.bindingSpecifier
@@ -59,20 +64,20 @@ struct ManagedProperty {
                 message: ManagedFixIt.useVar,
                 changes: [.replace(oldNode: Syntax(specifier), newNode: Syntax(specifier.with(\.tokenKind, .keyword(.var))))]
             )
-            return .failure(DiagnosticError(node: specifier, message: .letProperty, fixIt: fixIt))
+            return .failure(ManagedDeclarationError(node: specifier, message: .letProperty, fixIt: fixIt))
         }
         if let modifier = variable.modifiers.first(where: { Self.typeLevelKeywords.contains($0.name.tokenKind) }) {
-            return .failure(DiagnosticError(node: modifier, message: .staticProperty))
+            return .failure(ManagedDeclarationError(node: modifier, message: .staticProperty))
         }
         if let modifier = variable.modifiers.first(where: { $0.name.tokenKind == .keyword(.lazy) }) {
-            return .failure(DiagnosticError(node: modifier, message: .lazyProperty))
+            return .failure(ManagedDeclarationError(node: modifier, message: .lazyProperty))
         }
         // The macro expansion machinery itself rejects declarations of several properties.
         guard let binding = variable.bindings.first else {
-            return .failure(DiagnosticError(node: attribute, message: .notAProperty))
+            return .failure(ManagedDeclarationError(node: attribute, message: .notAProperty))
         }
         guard let pattern = binding.pattern.as(IdentifierPatternSyntax.self) else {
-            return .failure(DiagnosticError(node: binding.pattern, message: .notAnIdentifier))
+            return .failure(ManagedDeclarationError(node: binding.pattern, message: .notAnIdentifier))
         }
         let name = pattern.identifier.identifier?.name ?? pattern.identifier.text
         if let initializer = binding.initializer {
@@ -82,13 +87,13 @@ struct ManagedProperty {
                 message: ManagedFixIt.removeInitialValue,
                 changes: [.replace(oldNode: Syntax(binding), newNode: Syntax(withoutValue))]
             )
-            return .failure(DiagnosticError(node: initializer, message: .initialValue(name), fixIt: fixIt))
+            return .failure(ManagedDeclarationError(node: initializer, message: .initialValue(name), fixIt: fixIt))
         }
         if let accessors = binding.accessorBlock {
-            return .failure(DiagnosticError(node: accessors, message: .accessors(name)))
+            return .failure(ManagedDeclarationError(node: accessors, message: .accessors(name)))
         }
         guard binding.typeAnnotation != nil else {
-            return .failure(DiagnosticError(node: pattern, message: .missingType(name)))
+            return .failure(ManagedDeclarationError(node: pattern, message: .missingType(name)))
         }
         return .success(ManagedProperty(key: name))
     }
@@ -97,16 +102,10 @@ struct ManagedProperty {
 }
 
 /// An error diagnostic waiting to be reported, as the failure of `ManagedProperty.parse`.
-struct DiagnosticError: Error {
+struct ManagedDeclarationError: Error {
     let diagnostic: Diagnostic
 
     init(node: some SyntaxProtocol, message: ManagedDiagnostic, fixIt: FixIt? = nil) {
         diagnostic = Diagnostic(node: node, message: message, fixIts: fixIt.map { [$0] } ?? [])
-    }
-}
-
-extension MacroExpansionContext {
-    fileprivate func diagnose(_ error: DiagnosticError) {
-        diagnose(error.diagnostic)
     }
 }

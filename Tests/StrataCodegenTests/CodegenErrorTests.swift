@@ -35,6 +35,16 @@ struct CodegenErrorTests {
         #expect(error.description == "entity Todo: \"My Todo\" is not a valid Swift class name")
     }
 
+    @Test("a manual entity's class name that generated code refers to must be a Swift identifier")
+    func invalidReferencedClassName() throws {
+        let entities = """
+            <entity name="Base" representedClassName="Base Object" syncable="YES"/>
+            <entity name="Derived" representedClassName="Derived" parentEntity="Base" syncable="YES" codeGenerationType="class"/>
+            """
+        let generator = ClassGenerator(model: try CodegenTesting.model(entities))
+        #expect(throws: CodegenError(.invalidClassName("Base Object"), entity: "Base")) { try generator.generate() }
+    }
+
     @Test("a property name that is not a Swift identifier is an error")
     func invalidPropertyName() {
         let generator = ClassGenerator(model: model([("Todo", "Todo", "class")], property: "due date"))

@@ -59,11 +59,4 @@ struct GeneratedClassTests {
         let book = try TestModel.make(Book.self, entity: "Book")
         #expect(book.id == ObjectIdentifier(book))
     }
-
-    @Test("the plugin copies the model into the target's resources")
-    func modelResource() throws {
-        let url = try #require(Bundle.module.url(forResource: "Model", withExtension: "xcdatamodeld"))
-        let model = try NSManagedObjectModel.load(contentsOf: url)
-        #expect(Set(model.entitiesByName.keys) == ["Book", "Gadget", "Item", "Note", "Step", "Tag", "Todo"])
-    }
 }

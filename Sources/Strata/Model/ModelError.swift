@@ -133,7 +133,8 @@ public struct ModelError: Error, Hashable, Sendable, CustomStringConvertible {
         case .missingInverse(let name, let entity): "the inverse relationship \"\(name)\" does not exist on \(entity)"
         case .inverseDoesNotPointBack(let inverse, let pointsTo):
             "the inverse \"\(inverse)\" points back to \(pointsTo.map { "\"\($0)\"" } ?? "nothing"), not to this relationship"
-        case .constraintOnUnknownAttribute(let name): "the uniqueness constraint names \"\(name)\", which the entity does not have"
+        case .constraintOnUnknownAttribute(let name):
+            "the uniqueness constraint names \"\(name)\", which the entity does not have"
         case .constraintOnUnsupportedProperty(let name):
             "the uniqueness constraint names \"\(name)\", which is transient or to-many and cannot be constrained"
         case .indexOnUnknownProperty(let name): "the fetch index names \"\(name)\", which the entity does not have"

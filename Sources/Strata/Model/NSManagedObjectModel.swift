@@ -90,7 +90,8 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
 
     /// Each entity's version hash by entity name, as stores record them in their metadata.
     public var entityVersionHashesByName: [String: Data] {
-        Dictionary(entities.compactMap { entity in entity.name.map { ($0, entity.versionHash) } }, uniquingKeysWith: { a, _ in a })
+        Dictionary(
+            entities.compactMap { entity in entity.name.map { ($0, entity.versionHash) } }, uniquingKeysWith: { a, _ in a })
     }
 
     /// Whether a store with the given metadata holds data of this model's configuration:

@@ -105,7 +105,8 @@ import Testing
             }
             Entity("Author") { Attribute("name", .stringAttributeType) }
         }
-        let byProperty = Dictionary(model.validationErrors().map { ($0.property ?? "", $0.kind) }, uniquingKeysWith: { a, _ in a })
+        let byProperty = Dictionary(
+            model.validationErrors().map { ($0.property ?? "", $0.kind) }, uniquingKeysWith: { a, _ in a })
         #expect(byProperty.count == 5)
         #expect(byProperty["badPath"] == .unreachableDerivationKeyPath(keyPath: "author.nickname"))
         #expect(byProperty["throughToMany"] == .unreachableDerivationKeyPath(keyPath: "pages.text"))
@@ -140,7 +141,10 @@ import Testing
         let errors = kinds(model)
         #expect(errors.contains(.inheritanceCycle))
 
-        #expect(kinds(NSManagedObjectModel { Entity("A") { FetchIndex("i", "nothing") } }) == [.indexOnUnknownProperty(name: "nothing")])
+        #expect(
+            kinds(NSManagedObjectModel { Entity("A") { FetchIndex("i", "nothing") } }) == [
+                .indexOnUnknownProperty(name: "nothing")
+            ])
 
         let ghost = NSEntityDescription()
         ghost.name = "Ghost"

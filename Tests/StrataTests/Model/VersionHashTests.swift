@@ -64,7 +64,8 @@ import Testing
                 if computed == stored {
                     matched = true
                     if rank > 0 { usedSecondChoice.append(store) }
-                    #expect(model.isConfiguration(withName: nil, compatibleWithStoreMetadata: [NSStoreModelVersionHashesKey: stored]))
+                    #expect(
+                        model.isConfiguration(withName: nil, compatibleWithStoreMetadata: [NSStoreModelVersionHashesKey: stored]))
                     break
                 }
             }

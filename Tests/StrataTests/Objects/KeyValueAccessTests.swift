@@ -60,7 +60,7 @@ import Testing
         steps.add(second)
         steps.insert(first, at: 0)
         let ordered = try #require(todo.value(forKey: "steps") as? NSOrderedSet)
-        #expect(ordered.array.map { $0 as AnyObject } .elementsEqual([first, second], by: ===))
+        #expect(ordered.array.map { $0 as AnyObject }.elementsEqual([first, second], by: ===))
         todo.setValue([second], forKey: "steps")
         #expect((todo.value(forKey: "steps") as? NSOrderedSet)?.count == 1)
     }

@@ -38,7 +38,9 @@ enum TestCorpus {
     /// The rows of `stores/PAIRS.tsv` as dictionaries keyed by column name.
     static func pairs() throws -> [[String: String]] {
         let text = try String(contentsOf: stores.appendingPathComponent("PAIRS.tsv"), encoding: .utf8)
-        let lines = text.split(separator: "\n").map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
+        let lines = text.split(separator: "\n").map {
+            $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+        }
         guard let header = lines.first else { return [] }
         return lines.dropFirst().map { Dictionary(uniqueKeysWithValues: zip(header, $0)) }
     }
