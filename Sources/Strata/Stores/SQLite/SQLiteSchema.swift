@@ -124,17 +124,8 @@ struct SQLiteSchema {
         let hierarchy = orderedEntities.filter { $0.rootEntity === root }
         var columns = [Column(name: "Z_PK", type: "INTEGER"), Column(name: "Z_ENT", type: "INTEGER")]
         columns.append(Column(name: "Z_OPT", type: "INTEGER"))
-        var used = Set(columns.map(\.name))
-        func unique(_ base: String) -> String {
-            var name = base
-            var suffix = 1
-            while used.contains(name) {
-                name = base + String(suffix)
-                suffix += 1
-            }
-            used.insert(name)
-            return name
-        }
+        var used = ColumnNameAllocator(taken: columns.map(\.name))
+        func unique(_ base: String) -> String { used.allocate(base) }
         var foreignKeys: [String] = []
         for entity in hierarchy {
             var names: [String: String] = [:]
@@ -245,17 +236,9 @@ struct SQLiteSchema {
     // MARK: Join tables
 
     private mutating func addJoinTables() {
-        var usedColumns = Set<String>()
-        func unique(_ base: String) -> String {
-            var name = base
-            var suffix = 1
-            while usedColumns.contains(name) {
-                name = base + String(suffix)
-                suffix += 1
-            }
-            usedColumns.insert(name)
-            return name
-        }
+        // Join-column names are unique store-wide, not per table (STORE-FORMAT §3.3).
+        var usedColumns = ColumnNameAllocator(taken: [])
+        func unique(_ base: String) -> String { usedColumns.allocate(base) }
         var done = Set<ObjectIdentifier>()
         for entity in orderedEntities {
             let relationships = entity.declaredProperties.compactMap { $0 as? NSRelationshipDescription }
@@ -331,5 +314,24 @@ struct SQLiteSchema {
             return
                 "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (\(row.entity), '\(name)', \(row.superEntity), 0)"
         }
+    }
+}
+
+/// Hands out column names, adding Core Data's numeric suffix (`ZTEXT`, `ZTEXT1`, `ZTEXT2`…)
+/// when a name is already taken.
+struct ColumnNameAllocator {
+    private var taken: Set<String>
+
+    init(taken: [String]) { self.taken = Set(taken) }
+
+    mutating func allocate(_ base: String) -> String {
+        var name = base
+        var suffix = 1
+        while taken.contains(name) {
+            name = base + String(suffix)
+            suffix += 1
+        }
+        taken.insert(name)
+        return name
     }
 }
