@@ -1,6 +1,6 @@
-// A tour of Strata's model layer: a model built in code, written as an Xcode model file and
-// read back, objects of a generated-style class, and the version hashes that tie a store to
-// its model.
+// A tour of Strata: a model built in code, written as an Xcode model file and read back, the
+// version hashes that tie a store to its model, and objects of generated-style classes saved
+// to a SQLite store in Core Data's layout, fetched and read back after reopening.
 import CoreData
 import Foundation
 
@@ -50,12 +50,41 @@ do {
         print("  \(entity.name ?? "?") [hash \(hash)…]: \(properties.joined(separator: ", "))")
     }
 
-    let todo = Todo(entity: model.entitiesByName["Todo"]!, insertInto: nil)
-    let tag = Tag(entity: model.entitiesByName["Tag"]!, insertInto: nil)
-    tag.name = "linux"
-    todo.title = "Run Core Data code on Linux"
-    todo.tags = [tag]
-    print("A Todo: \(todo.title ?? ""), priority \(todo.priority), tags \(todo.tags.compactMap(\.name))")
+    let container = NSPersistentContainer(name: "Todos", managedObjectModel: model)
+    container.persistentStoreDescriptions = [
+        NSPersistentStoreDescription(url: directory.appendingPathComponent("Todos.sqlite"))
+    ]
+    var loadError: (any Error)?
+    container.loadPersistentStores { _, error in loadError = error }
+    if let loadError { throw loadError }
+
+    try await container.performBackgroundTask { context in
+        let tag = Tag(context: context)
+        tag.name = "linux"
+        for (title, priority) in [("Run Core Data code on Linux", 3), ("Open an iPhone app's store", 2)] {
+            let todo = Todo(context: context)
+            todo.setValue(UUID(), forKey: "todoId")
+            todo.title = title
+            todo.priority = Int16(priority)
+            todo.tags = [tag]
+        }
+        try context.save()
+    }
+    let request = NSFetchRequest<Todo>(entityName: "Todo")
+    request.sortDescriptors = [NSSortDescriptor(key: "priority", ascending: false)]
+    for todo in try container.viewContext.fetch(request) {
+        print(
+            "A Todo: \(todo.title ?? ""), priority \(todo.priority), tags \(todo.tags.compactMap(\.name)), "
+                + "id \(todo.objectID.uriRepresentation().absoluteString)")
+    }
+
+    let reopened = NSPersistentStoreCoordinator(managedObjectModel: model)
+    try reopened.addPersistentStore(
+        ofType: NSSQLiteStoreType, configurationName: nil, at: directory.appendingPathComponent("Todos.sqlite"))
+    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+    context.persistentStoreCoordinator = reopened
+    let count = try context.performAndWait { try context.count(for: NSFetchRequest<Todo>(entityName: "Todo")) }
+    print("Reopened the store: \(count) todos")
 } catch {
     print("error: \(error)")
     exit(1)

@@ -1,7 +1,19 @@
 import Foundation
 
-/// A scratch pad of managed objects: it tracks the objects inserted into it and their
-/// changes.
+/// A scratch pad of managed objects: it fetches objects from its store, tracks their
+/// changes, and saves them together.
+///
+/// ```swift
+/// let context = container.newBackgroundContext()
+/// try await context.perform {
+///     let book = Book(context: context)
+///     book.title = "Dune"
+///     try context.save()
+/// }
+/// ```
+///
+/// A context and its objects must be used on the context's queue: inside `perform` and
+/// `performAndWait`, or directly on the main thread for a main-queue context.
 open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// How a context runs the work given to `perform`.
     public enum ConcurrencyType: UInt, Sendable {
@@ -11,24 +23,280 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         case mainQueueConcurrencyType = 2
     }
 
+    /// When an `async perform` block runs.
+    public enum ScheduledTaskType: Sendable {
+        /// At once when already on the context's queue, otherwise as soon as possible.
+        case immediate
+        /// After the work already given to the context.
+        case enqueued
+    }
+
     /// How the context runs its work.
     public let concurrencyType: ConcurrencyType
-    private var inserted: [ObjectIdentifier: NSManagedObject] = [:]
+    /// The coordinator whose stores the context fetches from and saves to.
+    open var persistentStoreCoordinator: NSPersistentStoreCoordinator?
+    /// A name that notifications and persistent history record.
+    open var name: String?
+    /// The author that persistent history records for this context's saves.
+    open var transactionAuthor: String?
+    /// Whether faults whose rows were deleted read as empty objects (as Strata always
+    /// does) rather than raising.
+    open var shouldDeleteInaccessibleFaults = true
+
+    let queue: DispatchQueue
+    let lock = NSRecursiveLock()
+    static let queueKey = DispatchSpecificKey<ObjectIdentifier>()
+
+    /// Objects by ID; weak, so that objects without changes go away when the app drops them.
+    private var registry: [NSManagedObjectID: WeakObject] = [:]
+    private var registryPurgeThreshold = 1024
+    var inserted = ObjectSet()
+    var updated = ObjectSet()
+    var deleted = ObjectSet()
+    /// Changes since the last `processPendingChanges`, for `ObjectsDidChange`.
+    var eventInserted = ObjectSet()
+    var eventUpdated = ObjectSet()
+    var eventDeleted = ObjectSet()
+    var eventRefreshed = ObjectSet()
+    /// Deleted objects whose delete rules have not run yet.
+    var pendingDeletes: [NSManagedObject] = []
+    /// Stores chosen with `assign(_:to:)` for inserted objects.
+    var assignments: [NSManagedObjectID: NSPersistentStore] = [:]
 
     public init(concurrencyType: ConcurrencyType) {
         self.concurrencyType = concurrencyType
+        self.queue = DispatchQueue(label: "Strata.NSManagedObjectContext")
         super.init()
+        queue.setSpecific(key: Self.queueKey, value: ObjectIdentifier(self))
     }
+
+    /// The layer the context fetches from and saves to.
+    var objectStore: (any ObjectStore)? { persistentStoreCoordinator }
+    var model: NSManagedObjectModel? { objectStore?.managedObjectModel }
+
+    // MARK: State
+
+    /// Whether the context has unsaved changes.
+    open var hasChanges: Bool {
+        !inserted.isEmpty || !deleted.isEmpty || updated.objects.contains { !$0.changedIndexes.isEmpty }
+    }
+    /// The objects inserted since the last save.
+    open var insertedObjects: Set<NSManagedObject> { inserted.set }
+    /// The objects changed since the last save (not inserted or deleted ones).
+    open var updatedObjects: Set<NSManagedObject> { updated.set }
+    /// The objects that the next save deletes.
+    open var deletedObjects: Set<NSManagedObject> { deleted.set }
+    /// Every object the context currently knows.
+    open var registeredObjects: Set<NSManagedObject> {
+        var objects = Set(registry.values.compactMap(\.object))
+        objects.formUnion(inserted.objects)
+        objects.formUnion(deleted.objects)
+        return objects
+    }
+
+    func isInserted(_ object: NSManagedObject) -> Bool { inserted.contains(object) }
+    func isUpdated(_ object: NSManagedObject) -> Bool { updated.contains(object) }
+    func isDeleted(_ object: NSManagedObject) -> Bool { deleted.contains(object) }
+
+    // MARK: Registration
+
+    /// The object with the ID if the context has it, without loading anything.
+    open func registeredObject(for objectID: NSManagedObjectID) -> NSManagedObject? {
+        registry[objectID]?.object
+    }
+
+    func register(_ object: NSManagedObject) {
+        registry[object.objectID] = WeakObject(object)
+        if registry.count > registryPurgeThreshold {
+            registry = registry.filter { $0.value.object != nil }
+            registryPurgeThreshold = max(1024, registry.count * 2)
+        }
+    }
+
+    func unregister(_ object: NSManagedObject) {
+        if registry[object.objectID]?.object === object { registry[object.objectID] = nil }
+    }
+
+    /// Moves an object to a new ID (a temporary ID becoming permanent).
+    func reassign(_ object: NSManagedObject, to objectID: NSManagedObjectID) {
+        unregister(object)
+        if let store = assignments.removeValue(forKey: object.objectID) { assignments[objectID] = store }
+        object.storedObjectID = objectID
+        register(object)
+    }
+
+    /// The object with the ID: the registered one, or a fault that loads its row when one of
+    /// its values is read. Never fails; a fault whose row does not exist reads as empty.
+    open func object(with objectID: NSManagedObjectID) -> NSManagedObject {
+        if let object = registry[objectID]?.object { return object }
+        let type = ManagedObjectClasses.objectClass(for: objectID.entity)
+        let object = type.init(entity: objectID.entity, insertInto: nil)
+        object.storedObjectID = objectID
+        object.values = []
+        object.faulted = true
+        object.hasAwokenFromInsert = true
+        object.managedObjectContext = self
+        register(object)
+        return object
+    }
+
+    /// The object with the ID, loaded; throws `NSManagedObjectReferentialIntegrityError`
+    /// (133000) when the store has no such object.
+    open func existingObject(with objectID: NSManagedObjectID) throws -> NSManagedObject {
+        if let object = registry[objectID]?.object, !object.faulted || inserted.contains(object) {
+            guard !object.isInaccessible else { throw Self.missing(objectID) }
+            return object
+        }
+        guard !objectID.isTemporaryID, let snapshot = try objectStore?.snapshot(for: objectID) else {
+            throw Self.missing(objectID)
+        }
+        let object = self.object(with: objectID)
+        if object.faulted { object.fill(from: snapshot, in: self) }
+        return object
+    }
+
+    private static func missing(_ objectID: NSManagedObjectID) -> NSError {
+        CoreDataError.make(
+            NSManagedObjectReferentialIntegrityError, "No object with ID \(objectID.uriRepresentation()) exists in the store.",
+            userInfo: ["objectID": objectID])
+    }
+
+    // MARK: Inserting and deleting
 
     /// Registers a new object with the context; it is stored at the next save.
     open func insert(_ object: NSManagedObject) {
+        if let owner = object.managedObjectContext, owner !== self { return }
+        if deleted.contains(object) {
+            deleted.remove(object)
+            eventDeleted.remove(object)
+            if !object.objectID.isTemporaryID {
+                updated.insert(object)
+                return
+            }
+        }
+        guard !inserted.contains(object) else { return }
         object.managedObjectContext = self
-        inserted[ObjectIdentifier(object)] = object
+        object.faulted = false
+        register(object)
+        inserted.insert(object)
+        eventInserted.insert(object)
+        if !object.hasAwokenFromInsert {
+            object.hasAwokenFromInsert = true
+            object.awakeFromInsert()
+        }
     }
 
-    /// The objects inserted since the last save.
-    open var insertedObjects: Set<NSManagedObject> { Set(inserted.values) }
+    /// Marks an object for deletion at the next save. Its delete rules run the next time
+    /// pending changes are processed.
+    open func delete(_ object: NSManagedObject) {
+        guard object.managedObjectContext === self, !deleted.contains(object) else { return }
+        object.fireFault()
+        inserted.remove(object)
+        eventInserted.remove(object)
+        updated.remove(object)
+        eventUpdated.remove(object)
+        deleted.insert(object)
+        eventDeleted.insert(object)
+        pendingDeletes.append(object)
+    }
 
-    /// Whether the context has unsaved changes.
-    open var hasChanges: Bool { !inserted.isEmpty }
+    /// Chooses the store an inserted object is saved to.
+    open func assign(_ object: Any, to store: NSPersistentStore) {
+        guard let object = object as? NSManagedObject, object.managedObjectContext === self else { return }
+        assignments[object.objectID] = store
+    }
+
+    /// Called by objects when a value changed.
+    func objectDidChange(_ object: NSManagedObject) {
+        guard !object.faulted, !inserted.contains(object), !deleted.contains(object) else { return }
+        if registry[object.objectID]?.object !== object { register(object) }
+        updated.insert(object)
+        eventUpdated.insert(object)
+    }
+
+    /// Gives new objects permanent IDs now, so that their URIs can be kept before saving.
+    open func obtainPermanentIDs(for objects: [NSManagedObject]) throws {
+        guard let store = objectStore else { throw Self.noCoordinator() }
+        let temporary = objects.filter { $0.managedObjectContext === self && $0.objectID.isTemporaryID }
+        guard !temporary.isEmpty else { return }
+        let ids = try store.obtainPermanentIDs(for: temporary.map { ($0.entity, assignments[$0.objectID]) })
+        for (object, id) in zip(temporary, ids) { reassign(object, to: id) }
+    }
+
+    static func noCoordinator() -> NSError {
+        CoreDataError.make(NSPersistentStoreSaveError, "The context has no persistent store coordinator.")
+    }
+
+    // MARK: Refreshing and discarding
+
+    /// Reloads an object: with `mergeChanges` false its unsaved changes are discarded and it
+    /// becomes a fault; with `true` it is reloaded from the store and keeps its changes.
+    open func refresh(_ object: NSManagedObject, mergeChanges flag: Bool) {
+        guard object.managedObjectContext === self, !inserted.contains(object), !deleted.contains(object) else { return }
+        if let coordinator = persistentStoreCoordinator { coordinator.rowCache.remove([object.objectID]) }
+        let changes = object.changedIndexes
+        if flag, !changes.isEmpty, !object.faulted, let snapshot = try? objectStore?.snapshot(for: object.objectID) {
+            object.merge(snapshot: snapshot, keeping: changes, in: self)
+        } else {
+            object.turnIntoFault()
+            updated.remove(object)
+            eventUpdated.remove(object)
+        }
+        eventRefreshed.insert(object)
+    }
+
+    /// Refreshes every registered object, keeping unsaved changes.
+    open func refreshAllObjects() {
+        for object in registeredObjects { refresh(object, mergeChanges: true) }
+    }
+
+    /// Discards every unsaved change: inserted objects leave the context, deleted ones come
+    /// back, updated ones return to their saved values.
+    open func rollback() {
+        for object in inserted.objects {
+            unregister(object)
+            object.managedObjectContext = nil
+        }
+        for object in updated.objects + deleted.objects {
+            if let snapshot = object.snapshot {
+                object.fill(from: snapshot, in: self, awake: false)
+                object.changedIndexes.removeAll()
+            } else {
+                object.turnIntoFault()
+            }
+        }
+        clearChanges()
+    }
+
+    /// Forgets every object: they become faults detached from the context.
+    open func reset() {
+        let forgotten = Array(registry.keys)
+        for object in registeredObjects {
+            object.turnIntoFault()
+            object.managedObjectContext = nil
+        }
+        registry.removeAll()
+        clearChanges()
+        NotificationCenter.default.post(
+            name: .NSManagedObjectContextObjectsDidChange, object: self,
+            userInfo: [NSInvalidatedAllObjectsKey: forgotten])
+    }
+
+    func clearChanges() {
+        inserted.removeAll()
+        updated.removeAll()
+        deleted.removeAll()
+        eventInserted.removeAll()
+        eventUpdated.removeAll()
+        eventDeleted.removeAll()
+        eventRefreshed.removeAll()
+        pendingDeletes.removeAll()
+        assignments.removeAll()
+    }
+}
+
+/// A weak reference to a registered object.
+final class WeakObject {
+    weak var object: NSManagedObject?
+    init(_ object: NSManagedObject) { self.object = object }
 }

@@ -43,6 +43,10 @@ open class NSFetchRequest<ResultType>: NSPersistentStoreRequest, NSCopying, @unc
     }
     /// The filter as a format string, as a model's fetch request template states it.
     public var predicateFormat: String?
+    /// The order of the results: the first descriptor decides, the next ones break ties.
+    public var sortDescriptors: [NSSortDescriptor]?
+    /// The stores to search; all stores of the coordinator when `nil`.
+    public var affectedStores: [NSPersistentStore]?
     /// The most results to return; 0 for no limit.
     public var fetchLimit: Int = 0
     /// How many results to skip.
@@ -103,6 +107,8 @@ open class NSFetchRequest<ResultType>: NSPersistentStoreRequest, NSCopying, @unc
         copy.returnsDistinctResults = returnsDistinctResults
         copy.propertiesToFetch = propertiesToFetch
         copy.relationshipKeyPathsForPrefetching = relationshipKeyPathsForPrefetching
+        copy.sortDescriptors = sortDescriptors
+        copy.affectedStores = affectedStores
         return copy
     }
 

@@ -1,10 +1,24 @@
 import Foundation
 
-/// An entity's properties by position, computed once: objects keep their values in arrays
-/// indexed by these positions, so value access needs no per-object dictionaries.
+/// An entity's properties by position, computed once: objects and snapshots keep their
+/// values in arrays indexed by these positions, so value access needs no per-object
+/// dictionaries.
 final class EntityLayout: @unchecked Sendable {
+    enum Kind: Equatable {
+        case attribute
+        case toOne
+        case toMany(ordered: Bool)
+        /// Fetched properties and other properties without a stored value.
+        case other
+    }
+
     let properties: [NSPropertyDescription]
     let indexByName: [String: Int]
+    let kinds: [Kind]
+    /// The values a new object starts with: attribute defaults, empty relationships.
+    let initialValues: [Any?]
+    /// Indexes of the properties a store keeps (not transient, not fetched properties).
+    let persistentIndexes: [Int]
 
     init(entity: NSEntityDescription) {
         properties = entity.properties
@@ -13,6 +27,31 @@ final class EntityLayout: @unchecked Sendable {
             indexByName[property.name] = index
         }
         self.indexByName = indexByName
+        let properties = self.properties
+        let kinds: [Kind] = properties.map { property in
+            switch property {
+            case is NSAttributeDescription: .attribute
+            case let relationship as NSRelationshipDescription:
+                relationship.isToMany ? .toMany(ordered: relationship.isOrdered) : .toOne
+            default: .other
+            }
+        }
+        self.kinds = kinds
+        initialValues = zip(properties, kinds).map { property, kind -> Any? in
+            switch kind {
+            case .attribute: (property as? NSAttributeDescription)?.defaultValue
+            case .toMany: [NSManagedObject]()
+            default: nil
+            }
+        }
+        persistentIndexes = properties.indices.filter { index in
+            !properties[index].isTransient && kinds[index] != .other
+        }
+    }
+
+    func isToMany(_ index: Int) -> Bool {
+        if case .toMany = kinds[index] { return true }
+        return false
     }
 }
 

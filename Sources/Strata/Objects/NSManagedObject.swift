@@ -1,7 +1,7 @@
 import Foundation
 
 /// An object of a managed object model: the values of one instance of an entity, with
-/// key-value access by property name.
+/// key-value access by property name, change tracking and faulting.
 ///
 /// Subclasses declare typed properties with `@Managed` (or get them generated from a model
 /// file by Strata's build plugin):
@@ -11,41 +11,198 @@ import Foundation
 ///     @Managed var title: String?
 ///     @Managed var pages: Int32
 /// }
+/// let book = Book(context: context)
+/// book.title = "Dune"
+/// try context.save()
 /// ```
+///
+/// An object belongs to one context and must only be used on that context's queue.
 open class NSManagedObject: NSObject, NSFetchRequestResult {
     /// The object's entity.
     public let entity: NSEntityDescription
     /// The context the object was inserted into or fetched by.
     public internal(set) weak var managedObjectContext: NSManagedObjectContext?
 
-    /// Current values by property position (see `EntityLayout`). To-many relationships hold
-    /// `NSSet` or `NSOrderedSet` of objects; to-one relationships hold the object.
-    var values: [Any?]
     let layout: EntityLayout
+    /// Current values by property position (see `EntityLayout`): attribute values, to-one
+    /// destinations as objects, to-many destinations as `[NSManagedObject]` in order, or
+    /// `RelationshipFault.marker` until they are loaded. Empty while the object is a fault.
+    var values: [Any?]
+    /// The values as last fetched or saved; `nil` for an object never saved.
+    var snapshot: Snapshot?
+    /// A snapshot waiting to fill the object when its fault fires.
+    var pendingSnapshot: Snapshot?
+    /// Whether the values have not been loaded yet.
+    var faulted = false
+    /// Properties changed since the last save, by position.
+    var changedIndexes = Set<Int>()
+    /// Properties changed since the last `processPendingChanges`, by position.
+    var eventChangedIndexes = Set<Int>()
+    /// Whether the store no longer has the object's row (a fault that could not be filled).
+    var isInaccessible = false
+    var storedObjectID: NSManagedObjectID?
+    var hasAwokenFromInsert = false
 
     /// Creates an object of the entity and inserts it into the context, if one is given.
     /// Attributes start at their model default values.
     public required init(entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {
         self.entity = entity
         self.layout = entity.layout
-        self.values = layout.properties.map { property in
-            (property as? NSAttributeDescription)?.defaultValue
-        }
+        self.values = layout.initialValues
         super.init()
+        ManagedObjectClasses.register(type(of: self))
         if let context { context.insert(self) }
+    }
+
+    /// Creates an object of the entity whose class is this class, and inserts it into the
+    /// context. The entity is the one of the context's model whose class name is this class's.
+    public convenience init(context: NSManagedObjectContext) {
+        let entity = Self.entity(in: context.model) ?? Self.placeholderEntity()
+        self.init(entity: entity, insertInto: context)
+    }
+
+    /// The entity of this class in the models known so far: the one whose class name is
+    /// the class's name.
+    open class func entity() -> NSEntityDescription {
+        ManagedObjectClasses.entity(for: self) ?? placeholderEntity()
+    }
+
+    static func entity(in model: NSManagedObjectModel?) -> NSEntityDescription? {
+        guard let model else { return ManagedObjectClasses.entity(for: self) }
+        return ManagedObjectClasses.entity(for: self, in: model)
+    }
+
+    /// An entity with no properties for a class that no model names; saving an object of
+    /// it fails with a clear error instead of stopping the program.
+    private static func placeholderEntity() -> NSEntityDescription {
+        let entity = NSEntityDescription()
+        entity.name = entityNameForClass
+        entity.managedObjectClassName = String(reflecting: self)
+        return entity
     }
 
     /// The base class's untyped request; a subclass's generated `fetchRequest()` returns a
     /// typed one and is preferred over this.
     @_disfavoredOverload
     public class func fetchRequest() -> NSFetchRequest<NSFetchRequestResult> {
-        NSFetchRequest<NSFetchRequestResult>(entityName: entityNameForClass)
+        ManagedObjectClasses.register(self)
+        return NSFetchRequest<NSFetchRequestResult>(entityName: entityNameForClass)
     }
 
     /// The entity name assumed for the class: its unqualified name.
     class var entityNameForClass: String {
         let name = String(describing: self)
         return name.split(separator: ".").last.map(String.init) ?? name
+    }
+
+    /// The object's ID: temporary until the object is saved, permanent afterwards.
+    public var objectID: NSManagedObjectID {
+        if let storedObjectID { return storedObjectID }
+        let id = NSManagedObjectID(temporaryFor: entity)
+        storedObjectID = id
+        return id
+    }
+
+    // MARK: State
+
+    /// Whether the object was inserted and not saved yet.
+    public var isInserted: Bool { managedObjectContext?.isInserted(self) ?? false }
+    /// Whether the object has unsaved changes and is neither inserted nor deleted.
+    public var isUpdated: Bool { managedObjectContext?.isUpdated(self) ?? false }
+    /// Whether the object will be deleted at the next save.
+    public var isDeleted: Bool { managedObjectContext?.isDeleted(self) ?? false }
+    /// Whether the object is inserted, updated or deleted.
+    public var hasChanges: Bool { isInserted || isUpdated || isDeleted }
+    /// Whether the object's values have not been loaded yet.
+    public var isFault: Bool { faulted }
+
+    /// Whether some stored property differs from its last saved value.
+    public var hasPersistentChangedValues: Bool {
+        guard !faulted else { return false }
+        guard let snapshot else { return isInserted }
+        return changedIndexes.contains { index in
+            !layout.properties[index].isTransient && !ValueEquality.same(persistentValue(at: index), snapshot.values[index])
+        }
+    }
+
+    /// The changed properties since the last save, with their new values.
+    open func changedValues() -> [String: Any] {
+        dictionary(of: changedIndexes)
+    }
+
+    /// The changed properties since the last time pending changes were processed.
+    open func changedValuesForCurrentEvent() -> [String: Any] {
+        dictionary(of: eventChangedIndexes)
+    }
+
+    /// The last fetched or saved values of the given keys (all properties for `nil`).
+    /// Relationships come back as objects (`NSSet` for to-many).
+    open func committedValues(forKeys keys: [String]?) -> [String: Any] {
+        fireFault()
+        let indexes = keys.map { $0.compactMap { layout.indexByName[$0] } } ?? layout.persistentIndexes
+        var result: [String: Any] = [:]
+        for index in indexes {
+            let name = layout.properties[index].name
+            guard let snapshot else {
+                if !layout.properties[index].isTransient { result[name] = NSNull() }
+                continue
+            }
+            let value = snapshot.values[index]
+            switch layout.kinds[index] {
+            case .toOne:
+                result[name] = (value as? NSManagedObjectID).flatMap { managedObjectContext?.object(with: $0) } ?? NSNull()
+            case .toMany(let ordered):
+                guard let ids = value as? [NSManagedObjectID], let context = managedObjectContext else { continue }
+                let objects = ids.map { context.object(with: $0) }
+                result[name] = ordered ? NSOrderedSet(array: objects) : NSSet(array: objects)
+            default:
+                result[name] = value ?? NSNull()
+            }
+        }
+        return result
+    }
+
+    private func dictionary(of indexes: Set<Int>) -> [String: Any] {
+        var result: [String: Any] = [:]
+        for index in indexes.sorted() {
+            result[layout.properties[index].name] = primitiveValue(at: index) ?? NSNull()
+        }
+        return result
+    }
+
+    // MARK: Life cycle
+
+    /// Called once, when the object is first inserted into a context.
+    open func awakeFromInsert() {}
+    /// Called when the object's values are loaded from the store.
+    open func awakeFromFetch() {}
+    /// Called before the object is saved (inserted, updated or deleted); changes made
+    /// here are saved too.
+    open func willSave() {}
+    /// Called after the object was saved.
+    open func didSave() {}
+    /// Called when the object is about to be deleted, before delete rules run.
+    open func prepareForDeletion() {}
+    /// Called before the object turns into a fault.
+    open func willTurnIntoFault() {}
+    /// Called after the object turned into a fault.
+    open func didTurnIntoFault() {}
+
+    // MARK: Validation
+
+    /// Checks the object before it is saved as a new object; overrides must call `super`.
+    open func validateForInsert() throws {
+        try throwing(propertyErrors())
+    }
+
+    /// Checks the object before its changes are saved; overrides must call `super`.
+    open func validateForUpdate() throws {
+        try throwing(propertyErrors())
+    }
+
+    /// Checks that the object may be deleted: no Deny relationship still has destinations.
+    open func validateForDelete() throws {
+        try throwing(denyErrors())
     }
 
     // MARK: Key-value access
@@ -55,32 +212,90 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     ///
     /// An unknown key returns `nil`; use `validateKey(_:)` to tell it from a nil value.
     open func value(forKey key: String) -> Any? {
+        guard let index = layout.indexByName[key] else { return nil }
         willAccessValue(forKey: key)
         defer { didAccessValue(forKey: key) }
-        return primitiveValue(forKey: key)
+        return primitiveValue(at: index)
     }
 
-    /// Sets a property's value, with change notifications and relationship maintenance.
+    /// Sets a property's value, with change notifications and inverse maintenance:
+    /// setting one side of a relationship updates the other side at once.
     open func setValue(_ value: Any?, forKey key: String) {
+        guard let index = layout.indexByName[key], !layout.properties[index].isReadOnly else { return }
         willChangeValue(forKey: key)
-        setPrimitiveValue(value, forKey: key)
+        switch layout.kinds[index] {
+        case .toOne, .toMany: setRelationship(value, at: index)
+        default: setPrimitive(value, at: index)
+        }
         didChangeValue(forKey: key)
     }
 
     /// The stored value of a property, without access notifications.
     open func primitiveValue(forKey key: String) -> Any? {
         guard let index = layout.indexByName[key] else { return nil }
-        let value = values[index]
-        if value == nil, let relationship = layout.properties[index] as? NSRelationshipDescription, relationship.isToMany {
-            return relationship.isOrdered ? NSOrderedSet() : NSSet()
-        }
-        return value
+        return primitiveValue(at: index)
     }
 
-    /// Sets the stored value of a property, without notifications. An unknown key is ignored.
+    /// Sets the stored value of a property, without notifications or inverse maintenance.
+    /// An unknown key is ignored.
     open func setPrimitiveValue(_ value: Any?, forKey key: String) {
         guard let index = layout.indexByName[key] else { return }
-        values[index] = ManagedValueCoercion.storedValue(value, for: layout.properties[index])
+        setPrimitive(value, at: index)
+    }
+
+    func primitiveValue(at index: Int) -> Any? {
+        fireFault()
+        switch layout.kinds[index] {
+        case .toMany(let ordered):
+            let objects = toManyObjects(at: index)
+            return ordered ? NSOrderedSet(array: objects) : NSSet(array: objects)
+        default:
+            return values[index]
+        }
+    }
+
+    func setPrimitive(_ value: Any?, at index: Int) {
+        fireFault()
+        if layout.isToMany(index) {
+            values[index] = Self.objects(in: value)
+        } else {
+            values[index] = ManagedValueCoercion.storedValue(value, for: layout.properties[index])
+        }
+        changedIndexes.insert(index)
+        eventChangedIndexes.insert(index)
+    }
+
+    /// The objects of a to-many relationship, loading them from the store on first access.
+    func toManyObjects(at index: Int) -> [NSManagedObject] {
+        fireFault()
+        if let objects = values[index] as? [NSManagedObject] { return objects }
+        let objects = managedObjectContext?.loadRelationship(of: self, at: index) ?? []
+        values[index] = objects
+        return objects
+    }
+
+    /// The value as a store keeps it: to-one as an object ID, to-many as object IDs.
+    func persistentValue(at index: Int) -> Any? {
+        switch layout.kinds[index] {
+        case .toOne: (values[index] as? NSManagedObject)?.objectID
+        case .toMany: toManyObjects(at: index).map(\.objectID)
+        default: values[index]
+        }
+    }
+
+    /// The objects of a to-many value given as a set, ordered set or collection, each once.
+    static func objects(in value: Any?) -> [NSManagedObject] {
+        let elements: [Any]
+        switch value {
+        case let set as NSOrderedSet: elements = set.array
+        case let set as NSSet: elements = set.allObjects
+        case let array as [Any]: elements = array
+        case let set as Set<NSManagedObject>: elements = Array(set)
+        case let set as Set<AnyHashable>: elements = Array(set)
+        default: elements = []
+        }
+        var seen = Set<ObjectIdentifier>()
+        return elements.compactMap { $0 as? NSManagedObject }.filter { seen.insert(ObjectIdentifier($0)).inserted }
     }
 
     /// The value at a key path such as `author.name`; to-many steps collect the values of
@@ -121,19 +336,34 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     open func didAccessValue(forKey key: String?) {}
     /// Called before a property changes; overrides must call `super`.
     open func willChangeValue(forKey key: String) {}
-    /// Called after a property changed; overrides must call `super`.
-    open func didChangeValue(forKey key: String) {}
+    /// Called after a property changed; records the change with the context. Overrides
+    /// must call `super`.
+    open func didChangeValue(forKey key: String) {
+        if let index = layout.indexByName[key] {
+            changedIndexes.insert(index)
+            eventChangedIndexes.insert(index)
+        }
+        managedObjectContext?.objectDidChange(self)
+    }
 
     open override var description: String {
+        let name = entity.name ?? "?"
+        guard !faulted else { return "<\(type(of: self)): entity: \(name); id: \(objectID.uriRepresentation()); data: <fault>>" }
         let pairs = layout.properties.enumerated().map { index, property -> String in
             let value = values[index]
             if let object = value as? NSManagedObject { return "\(property.name) = <\(object.entity.name ?? "?")>" }
-            if let set = value as? NSSet { return "\(property.name) = <\(set.count) objects>" }
-            if let set = value as? NSOrderedSet { return "\(property.name) = <\(set.count) ordered objects>" }
+            if let objects = value as? [NSManagedObject] { return "\(property.name) = <\(objects.count) objects>" }
+            if value is RelationshipFault { return "\(property.name) = <relationship fault>" }
             return "\(property.name) = \(value.map { String(describing: $0) } ?? "nil")"
         }
-        return "<\(type(of: self)): entity: \(entity.name ?? "?"); data: {\(pairs.joined(separator: "; "))}>"
+        return
+            "<\(type(of: self)): entity: \(name); id: \(objectID.uriRepresentation()); data: {\(pairs.joined(separator: "; "))}>"
     }
+}
+
+/// Stands for a to-many relationship whose objects the store has not loaded yet.
+final class RelationshipFault: @unchecked Sendable {
+    static let marker = RelationshipFault()
 }
 
 /// Reading values along key paths, across to-one and to-many relationships.

@@ -1,0 +1,72 @@
+import Foundation
+
+/// The doors into a context: `perform`, `performAndWait` and `async perform`. Blocks of
+/// one context never run at the same time; `perform` blocks run in order on the context's
+/// queue (the main queue for a main-queue context), and pending changes are processed at
+/// the end of each.
+extension NSManagedObjectContext {
+    /// Runs the block on the context's queue, later.
+    public func perform(_ block: @escaping () -> Void) {
+        let work = UncheckedSendable(block)
+        targetQueue.async { [self] in
+            runLocked {
+                work.value()
+                processPendingChanges()
+            }
+        }
+    }
+
+    /// Runs the block on the calling thread, serialised with the context's other work, and
+    /// waits for it.
+    public func performAndWait(_ block: () -> Void) {
+        runLocked(block)
+    }
+
+    /// Runs the block serialised with the context's other work and returns its result.
+    public func performAndWait<T>(_ block: () throws -> T) rethrows -> T {
+        try runLocked(block)
+    }
+
+    /// Runs the block on the context's queue and returns its result, or throws its error.
+    ///
+    /// ```swift
+    /// let count = try await context.perform { try context.count(for: request) }
+    /// ```
+    public func perform<T, E: Error>(
+        schedule: ScheduledTaskType = .immediate, _ block: @escaping () throws(E) -> T
+    ) async throws(E) -> T {
+        if schedule == .immediate, isOnContextQueue {
+            return try runLocked { () throws(E) -> T in
+                defer { processPendingChanges() }
+                return try block()
+            }
+        }
+        let work = UncheckedSendable(block)
+        let outcome = await withCheckedContinuation {
+            (continuation: CheckedContinuation<UncheckedSendable<Result<T, E>>, Never>) in
+            targetQueue.async { [self] in
+                let result = runLocked { () -> Result<T, E> in
+                    defer { processPendingChanges() }
+                    return Result { () throws(E) -> T in try work.value() }
+                }
+                continuation.resume(returning: UncheckedSendable(result))
+            }
+        }
+        return try outcome.value.get()
+    }
+
+    private var targetQueue: DispatchQueue {
+        concurrencyType == .mainQueueConcurrencyType ? .main : queue
+    }
+
+    private var isOnContextQueue: Bool {
+        if concurrencyType == .mainQueueConcurrencyType { return Thread.isMainThread }
+        return DispatchQueue.getSpecific(key: Self.queueKey) == ObjectIdentifier(self)
+    }
+
+    func runLocked<T, E: Error>(_ block: () throws(E) -> T) throws(E) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try block()
+    }
+}

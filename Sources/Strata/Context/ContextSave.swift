@@ -1,0 +1,134 @@
+import Foundation
+
+/// Saving, as one pipeline that reads top to bottom: pending changes → `willSave` →
+/// validation → the store's transaction (permanent IDs, optimistic locking) → new IDs and
+/// snapshots → `didSave` → `NSManagedObjectContextDidSave`.
+extension NSManagedObjectContext {
+    /// Writes the context's changes to its store, all or nothing.
+    ///
+    /// Throws validation errors (1570, 1580, 1590, 1600, or 1560 with several), a merge
+    /// error (133020) when another context or process changed a saved object meanwhile, or
+    /// the store's error; the context keeps its changes then.
+    public func save() throws {
+        processPendingChanges()
+        guard hasChanges || (persistentStoreCoordinator?.persistentStores.contains { $0.metadataNeedsSaving } ?? false)
+        else { return }
+        guard let store = objectStore else { throw Self.noCoordinator() }
+
+        NotificationCenter.default.post(name: .NSManagedObjectContextWillSave, object: self)
+        for object in inserted.objects + updated.objects + deleted.objects { object.willSave() }
+        processPendingChanges()
+
+        try checkEntities()
+        try validateChanges()
+
+        let saved = (inserted: inserted.objects, updated: updated.objects, deleted: deleted.objects)
+        let request = saveRequest(inserted: saved.inserted, updated: saved.updated, deleted: saved.deleted)
+        let result: StoreSaveResult
+        do {
+            result = try store.save(request, assignments: assignments)
+        } catch let conflicts as VersionConflictError {
+            throw mergeError(conflicts)
+        }
+
+        for object in saved.inserted {
+            if let permanent = result.permanentIDs[object.objectID] { reassign(object, to: permanent) }
+            object.snapshot = result.snapshots[object.objectID] ?? object.snapshot
+            object.changedIndexes.removeAll()
+        }
+        for object in saved.updated {
+            object.snapshot = result.snapshots[object.objectID] ?? object.snapshot
+            object.changedIndexes.removeAll()
+        }
+        for object in saved.deleted {
+            unregister(object)
+            object.managedObjectContext = nil
+        }
+        clearChanges()
+        for object in saved.inserted + saved.updated + saved.deleted { object.didSave() }
+        NotificationCenter.default.post(
+            name: .NSManagedObjectContextDidSave, object: self,
+            userInfo: [
+                NSInsertedObjectsKey: Set(saved.inserted), NSUpdatedObjectsKey: Set(saved.updated),
+                NSDeletedObjectsKey: Set(saved.deleted),
+            ])
+    }
+
+    /// Objects whose entity is not in the model cannot be saved (a class that no model
+    /// entity names, or `insertNewObject` with an unknown name).
+    private func checkEntities() throws {
+        guard let model else { return }
+        let known = Set(model.entities.map(ObjectIdentifier.init))
+        for object in inserted.objects where !known.contains(ObjectIdentifier(object.entity)) {
+            throw CoreDataError.make(
+                NSCoreDataError,
+                "\(type(of: object)) has no entity in the model (looked for \"\(object.entity.name ?? "?")\"); "
+                    + "name the class in the entity's class name.",
+                userInfo: [NSAffectedObjectsErrorKey: [object]])
+        }
+    }
+
+    /// The store's part of the save: full rows for inserts, changed columns for updates.
+    private func saveRequest(
+        inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject]
+    ) -> StoreSaveRequest {
+        var request = StoreSaveRequest()
+        for object in inserted {
+            request.inserts.append(
+                RowChange(
+                    objectID: object.objectID, values: storeValues(of: object), changed: object.layout.persistentIndexes,
+                    expectedVersion: 0))
+        }
+        for object in updated {
+            let persistent = object.layout.persistentIndexes.filter(object.changedIndexes.contains)
+            guard !persistent.isEmpty, !object.objectID.isTemporaryID else { continue }
+            request.updates.append(
+                RowChange(
+                    objectID: object.objectID, values: storeValues(of: object), changed: persistent,
+                    expectedVersion: object.snapshot?.version ?? 1))
+        }
+        for object in deleted where !object.objectID.isTemporaryID && !object.isInaccessible {
+            request.deletes.append(
+                RowChange(objectID: object.objectID, values: [], changed: [], expectedVersion: object.snapshot?.version ?? 1))
+        }
+        return request
+    }
+
+    /// An object's values in store form; to-many relationships not loaded stay `nil`.
+    private func storeValues(of object: NSManagedObject) -> [Any?] {
+        var values = [Any?](repeating: nil, count: object.layout.properties.count)
+        for index in object.layout.persistentIndexes {
+            switch object.layout.kinds[index] {
+            case .toOne: values[index] = (object.values[index] as? NSManagedObject)?.objectID
+            case .toMany: values[index] = (object.values[index] as? [NSManagedObject])?.map(\.objectID)
+            default: values[index] = object.values[index]
+            }
+        }
+        return values
+    }
+
+    /// `NSManagedObjectMergeError` (133020) listing a conflict for each object.
+    private func mergeError(_ error: VersionConflictError) -> NSError {
+        let conflicts = error.conflicts.compactMap { conflict -> NSMergeConflict? in
+            guard let object = registeredObject(for: conflict.objectID) else { return nil }
+            let merge = NSMergeConflict(
+                source: object, newVersion: Int(conflict.storedVersion), oldVersion: Int(conflict.expectedVersion),
+                cachedSnapshot: object.snapshot.map { Self.namedValues($0.values, layout: object.layout) },
+                persistedSnapshot: conflict.storedSnapshot.map { Self.namedValues($0.values, layout: object.layout) })
+            merge.setObjectSnapshot(Self.namedValues(storeValues(of: object), layout: object.layout))
+            return merge
+        }
+        return CoreDataError.make(
+            NSManagedObjectMergeError, "Could not merge changes: \(conflicts.count) objects changed in the store meanwhile.",
+            userInfo: ["conflictList": conflicts])
+    }
+
+    /// Snapshot values by property name (attributes and to-one IDs; never to-many).
+    private static func namedValues(_ values: [Any?], layout: EntityLayout) -> [String: Any] {
+        var named: [String: Any] = [:]
+        for index in layout.persistentIndexes where !layout.isToMany(index) && index < values.count {
+            named[layout.properties[index].name] = values[index] ?? NSNull()
+        }
+        return named
+    }
+}

@@ -1,0 +1,29 @@
+import Foundation
+
+/// What a context needs from the layer beneath it: the persistent store coordinator, or
+/// (for a child context) a parent context. Contexts are written against this interface only.
+protocol ObjectStore: AnyObject {
+    var managedObjectModel: NSManagedObjectModel { get }
+
+    /// The rows of a fetch, as snapshots (also cached for faults).
+    func fetchSnapshots(_ plan: FetchPlan, affectedStores: [NSPersistentStore]?) throws -> [Snapshot]
+    /// The IDs of a fetch's rows, without their values.
+    func fetchObjectIDs(_ plan: FetchPlan, affectedStores: [NSPersistentStore]?) throws -> [NSManagedObjectID]
+    /// The number of a fetch's rows.
+    func count(_ plan: FetchPlan, affectedStores: [NSPersistentStore]?) throws -> Int
+    /// The committed values of an object, or `nil` when the store has no such row.
+    func snapshot(for objectID: NSManagedObjectID) throws -> Snapshot?
+    /// The destinations of a to-many relationship of an object, in order.
+    func relatedObjectIDs(
+        of objectID: NSManagedObjectID, relationship: NSRelationshipDescription
+    ) throws -> [NSManagedObjectID]
+    /// Permanent IDs for new objects of the given entities, in the given stores (or the
+    /// first store that holds each entity).
+    func obtainPermanentIDs(
+        for objects: [(entity: NSEntityDescription, store: NSPersistentStore?)]
+    ) throws
+        -> [NSManagedObjectID]
+    /// Writes a save's changes. Inserted objects go to their assigned store or the first
+    /// store holding their entity. Throws `VersionConflictError` when optimistic locking fails.
+    func save(_ request: StoreSaveRequest, assignments: [NSManagedObjectID: NSPersistentStore]) throws -> StoreSaveResult
+}

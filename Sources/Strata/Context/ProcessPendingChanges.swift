@@ -1,0 +1,90 @@
+import Foundation
+
+/// The end of an event: delete rules run for newly deleted objects, and observers hear
+/// what changed since the last time (`NSManagedObjectContextObjectsDidChange`).
+extension NSManagedObjectContext {
+    /// Runs delete rules for objects deleted since the last call and posts
+    /// `NSManagedObjectContextObjectsDidChange` for the changes since then.
+    public func processPendingChanges() {
+        propagateDeletes()
+        postObjectsDidChange()
+    }
+
+    /// Applies each deleted object's delete rules (STORE-FORMAT §6.2): Nullify removes the
+    /// object from the inverse, Cascade deletes the destinations, Deny is checked at save,
+    /// No Action leaves the destinations as they are.
+    func propagateDeletes() {
+        while !pendingDeletes.isEmpty {
+            let object = pendingDeletes.removeFirst()
+            guard deleted.contains(object) else { continue }
+            object.prepareForDeletion()
+            for (index, kind) in object.layout.kinds.enumerated() {
+                guard let relationship = object.layout.properties[index] as? NSRelationshipDescription else { continue }
+                let destinations: [NSManagedObject]
+                switch kind {
+                case .toOne: destinations = (object.values[index] as? NSManagedObject).map { [$0] } ?? []
+                case .toMany: destinations = object.toManyObjects(at: index)
+                default: continue
+                }
+                switch relationship.deleteRule {
+                case .nullifyDeleteRule:
+                    guard let inverse = relationship.inverseRelationship else { continue }
+                    for destination in destinations where !deleted.contains(destination) {
+                        destination.inverseRemove(object, via: inverse)
+                    }
+                case .cascadeDeleteRule:
+                    for destination in destinations where destination.managedObjectContext === self {
+                        delete(destination)
+                    }
+                case .denyDeleteRule, .noActionDeleteRule:
+                    continue
+                }
+            }
+        }
+    }
+
+    private func postObjectsDidChange() {
+        guard !eventInserted.isEmpty || !eventUpdated.isEmpty || !eventDeleted.isEmpty || !eventRefreshed.isEmpty else {
+            return
+        }
+        var userInfo: [String: Any] = [:]
+        if !eventInserted.isEmpty { userInfo[NSInsertedObjectsKey] = eventInserted.set }
+        if !eventUpdated.isEmpty { userInfo[NSUpdatedObjectsKey] = eventUpdated.set }
+        if !eventDeleted.isEmpty { userInfo[NSDeletedObjectsKey] = eventDeleted.set }
+        if !eventRefreshed.isEmpty { userInfo[NSRefreshedObjectsKey] = eventRefreshed.set }
+        for object in eventInserted.objects + eventUpdated.objects + eventDeleted.objects {
+            object.eventChangedIndexes.removeAll()
+        }
+        eventInserted.removeAll()
+        eventUpdated.removeAll()
+        eventDeleted.removeAll()
+        eventRefreshed.removeAll()
+        NotificationCenter.default.post(name: .NSManagedObjectContextObjectsDidChange, object: self, userInfo: userInfo)
+    }
+}
+
+extension NSEntityDescription {
+    /// A new object of the named entity of the context's model, inserted into the context.
+    /// When the model has no such entity, the object has an empty entity and saving it fails
+    /// with an error that names the entity.
+    public class func insertNewObject(
+        forEntityName entityName: String, into context: NSManagedObjectContext
+    )
+        -> NSManagedObject
+    {
+        let entity =
+            context.model?.entitiesByName[entityName]
+            ?? {
+                let placeholder = NSEntityDescription()
+                placeholder.name = entityName
+                return placeholder
+            }()
+        let type = ManagedObjectClasses.objectClass(for: entity)
+        return type.init(entity: entity, insertInto: context)
+    }
+
+    /// The named entity of the context's model.
+    public class func entity(forEntityName entityName: String, in context: NSManagedObjectContext) -> NSEntityDescription? {
+        context.model?.entitiesByName[entityName]
+    }
+}

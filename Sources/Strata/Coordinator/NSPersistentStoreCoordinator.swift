@@ -1,0 +1,316 @@
+import Foundation
+
+/// Connects contexts to stores: it opens stores for a model, routes fetches and saves to
+/// the store that holds each entity, and keeps the row cache its contexts share.
+///
+/// ```swift
+/// let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+/// try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: nil)
+/// let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+/// context.persistentStoreCoordinator = coordinator
+/// ```
+///
+/// A coordinator may be used from any thread.
+open class NSPersistentStoreCoordinator: NSObject, ObjectStore, @unchecked Sendable {
+    /// The model whose objects the coordinator's stores hold.
+    public let managedObjectModel: NSManagedObjectModel
+    /// A name for debugging.
+    open var name: String?
+
+    private let storeList = Protected([NSPersistentStore]())
+    let rowCache = RowCache()
+    /// Serialises `perform` blocks.
+    private let queue = DispatchQueue(label: "Strata.NSPersistentStoreCoordinator")
+    private let lock = NSRecursiveLock()
+
+    public init(managedObjectModel model: NSManagedObjectModel) {
+        self.managedObjectModel = model
+        super.init()
+        KnownModels.add(model)
+    }
+
+    /// The stores, in the order they were added.
+    open var persistentStores: [NSPersistentStore] { storeList.withLock { $0 } }
+
+    /// The store at the URL, if it was added.
+    open func persistentStore(for url: URL) -> NSPersistentStore? {
+        persistentStores.first { $0.url?.standardizedFileURL == url.standardizedFileURL }
+    }
+
+    // MARK: Adding and removing stores
+
+    /// Opens (creating if needed) a store of the type at the URL and adds it.
+    ///
+    /// Errors are `NSError`s in `NSCocoaErrorDomain`: an unknown type (134000), a store of
+    /// another model (134100), a file that is not a store or is damaged (259, with the SQLite
+    /// error underneath), a folder that is missing or cannot be written (4 or 513).
+    @discardableResult
+    open func addPersistentStore(
+        ofType storeType: String, configurationName configuration: String?, at storeURL: URL?,
+        options: [AnyHashable: Any]? = nil
+    ) throws -> NSPersistentStore {
+        let url = storeURL ?? URL(fileURLWithPath: "/dev/null")
+        let store: NSPersistentStore
+        switch storeType {
+        case NSSQLiteStoreType:
+            store = SQLiteStore(persistentStoreCoordinator: self, configurationName: configuration, at: url, options: options)
+        case NSInMemoryStoreType:
+            store = InMemoryStore(persistentStoreCoordinator: self, configurationName: configuration, at: url, options: options)
+        case NSBinaryStoreType:
+            store = BinaryStore(persistentStoreCoordinator: self, configurationName: configuration, at: url, options: options)
+        default:
+            throw CoreDataError.make(NSPersistentStoreInvalidTypeError, "Unknown store type \"\(storeType)\".")
+        }
+        if let configuration, configuration != NSManagedObjectModel.defaultConfigurationName,
+            managedObjectModel.entities(forConfigurationName: configuration) == nil
+        {
+            throw CoreDataError.make(
+                NSPersistentStoreInvalidTypeError, "The model has no configuration named \"\(configuration)\".")
+        }
+        if storeType != NSInMemoryStoreType, let existing = persistentStore(for: url) {
+            throw CoreDataError.make(
+                NSPersistentStoreOperationError, "A store at \(url.path) is already added (\(existing.identifier ?? "")).")
+        }
+        try store.open(model: managedObjectModel)
+        storeList.withLock { $0.append(store) }
+        store.didAdd(to: self)
+        return store
+    }
+
+    /// Opens a store of the type at the URL and adds it (iOS 15 spelling).
+    @discardableResult
+    open func addPersistentStore(
+        type: NSPersistentStore.StoreType, configuration: String? = nil, at storeURL: URL,
+        options: [AnyHashable: Any]? = nil
+    ) throws -> NSPersistentStore {
+        try addPersistentStore(ofType: type.rawValue, configurationName: configuration, at: storeURL, options: options)
+    }
+
+    /// Adds the store a description describes and reports the outcome to the handler, at
+    /// once or, when `shouldAddStoreAsynchronously` is set, from another thread.
+    open func addPersistentStore(
+        with storeDescription: NSPersistentStoreDescription,
+        completionHandler block: @escaping (NSPersistentStoreDescription, (any Error)?) -> Void
+    ) {
+        let work = {
+            do {
+                try self.addPersistentStore(
+                    ofType: storeDescription.type, configurationName: storeDescription.configuration,
+                    at: storeDescription.url, options: storeDescription.effectiveOptions)
+                block(storeDescription, nil)
+            } catch {
+                block(storeDescription, error)
+            }
+        }
+        if storeDescription.shouldAddStoreAsynchronously {
+            let task = UncheckedSendable(work)
+            DispatchQueue.global().async { task.value() }
+        } else {
+            work()
+        }
+    }
+
+    /// Removes a store: its objects can no longer be fetched or saved.
+    open func remove(_ store: NSPersistentStore) throws {
+        let removed = storeList.withLock { list -> Bool in
+            guard let index = list.firstIndex(where: { $0 === store }) else { return false }
+            list.remove(at: index)
+            return true
+        }
+        guard removed else {
+            throw CoreDataError.make(NSPersistentStoreOperationError, "The store is not in this coordinator.")
+        }
+        store.willRemove(from: self)
+        rowCache.removeAll(of: store)
+        store.close()
+        store.persistentStoreCoordinator = nil
+    }
+
+    // MARK: Metadata
+
+    /// The metadata of a store of this coordinator.
+    open func metadata(for store: NSPersistentStore) -> [String: Any] { store.metadata ?? [:] }
+
+    /// Replaces a store's metadata; it is written at the next save of a context.
+    open func setMetadata(_ metadata: [String: Any]?, for store: NSPersistentStore) {
+        var merged = metadata ?? [:]
+        merged[NSStoreUUIDKey] = store.identifier
+        merged[NSStoreTypeKey] = store.type
+        store.metadata = merged
+        store.metadataNeedsSaving = true
+    }
+
+    /// The metadata of the store file at the URL, without adding it.
+    open class func metadataForPersistentStore(
+        ofType storeType: String, at url: URL, options: [AnyHashable: Any]? = nil
+    ) throws -> [String: Any] {
+        switch storeType {
+        case NSSQLiteStoreType: return try SQLiteStore.readMetadata(at: url)
+        case NSBinaryStoreType: return try BinaryStore.readMetadata(at: url)
+        default: throw CoreDataError.make(NSPersistentStoreInvalidTypeError, "Unknown store type \"\(storeType)\".")
+        }
+    }
+
+    // MARK: Object IDs
+
+    /// The ID named by an `x-coredata://STORE/Entity/pN` URI of one of the coordinator's
+    /// stores, or `nil`.
+    open func managedObjectID(forURIRepresentation url: URL) -> NSManagedObjectID? {
+        guard let parts = NSManagedObjectID.parse(uri: url),
+            let store = persistentStores.first(where: { $0.identifier == parts.store }),
+            let entity = managedObjectModel.entitiesByName[parts.entity]
+        else { return nil }
+        return store.objectID(entity: entity, primaryKey: parts.primaryKey)
+    }
+
+    // MARK: Running work
+
+    /// Runs the block on the coordinator's queue, later.
+    open func perform(_ block: @escaping @Sendable () -> Void) {
+        queue.async { [lock] in
+            lock.lock()
+            defer { lock.unlock() }
+            block()
+        }
+    }
+
+    /// Runs the block serialised with the coordinator's other work, and waits for it.
+    open func performAndWait<T>(_ block: () throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try block()
+    }
+
+    // MARK: ObjectStore
+
+    func stores(for entity: NSEntityDescription, affectedStores: [NSPersistentStore]?) -> [NSPersistentStore] {
+        (affectedStores ?? persistentStores).filter { $0.holds(entity) }
+    }
+
+    func fetchSnapshots(_ plan: FetchPlan, affectedStores: [NSPersistentStore]?) throws -> [Snapshot] {
+        let stores = stores(for: plan.entity, affectedStores: affectedStores)
+        guard stores.count > 1 else {
+            let snapshots = try stores.first?.fetchSnapshots(plan) ?? []
+            rowCache.store(snapshots)
+            return snapshots
+        }
+        var merged = try stores.flatMap { try $0.fetchSnapshots(plan.unpaged) }
+        merged = InMemorySort.sorted(merged, by: plan.sortKeys, entity: plan.entity)
+        let page = Array(merged.dropFirst(plan.offset).prefix(plan.limit > 0 ? plan.limit : Int.max))
+        rowCache.store(page)
+        return page
+    }
+
+    func fetchObjectIDs(_ plan: FetchPlan, affectedStores: [NSPersistentStore]?) throws -> [NSManagedObjectID] {
+        let stores = stores(for: plan.entity, affectedStores: affectedStores)
+        guard stores.count > 1 else { return try stores.first?.fetchObjectIDs(plan) ?? [] }
+        return try fetchSnapshots(plan, affectedStores: affectedStores).map(\.objectID)
+    }
+
+    func count(_ plan: FetchPlan, affectedStores: [NSPersistentStore]?) throws -> Int {
+        let stores = stores(for: plan.entity, affectedStores: affectedStores)
+        var total = 0
+        for store in stores { total += try store.count(plan.unpaged) }
+        total = max(0, total - plan.offset)
+        return plan.limit > 0 ? min(total, plan.limit) : total
+    }
+
+    func snapshot(for objectID: NSManagedObjectID) throws -> Snapshot? {
+        if let cached = rowCache.snapshot(for: objectID) { return cached }
+        guard let store = objectID.persistentStore, store.persistentStoreCoordinator === self else { return nil }
+        let snapshot = try store.snapshot(for: objectID)
+        if let snapshot { rowCache.store([snapshot]) }
+        return snapshot
+    }
+
+    func relatedObjectIDs(
+        of objectID: NSManagedObjectID, relationship: NSRelationshipDescription
+    ) throws -> [NSManagedObjectID] {
+        guard let store = objectID.persistentStore, store.persistentStoreCoordinator === self else { return [] }
+        return try store.relatedObjectIDs(of: objectID, relationship: relationship)
+    }
+
+    func obtainPermanentIDs(
+        for objects: [(entity: NSEntityDescription, store: NSPersistentStore?)]
+    ) throws -> [NSManagedObjectID] {
+        var result = [NSManagedObjectID?](repeating: nil, count: objects.count)
+        var byStore: [ObjectIdentifier: (store: NSPersistentStore, positions: [Int])] = [:]
+        for (position, object) in objects.enumerated() {
+            guard let store = object.store ?? defaultStore(for: object.entity) else {
+                throw noStore(for: object.entity)
+            }
+            byStore[ObjectIdentifier(store), default: (store, [])].positions.append(position)
+        }
+        for (_, group) in byStore {
+            let ids = try group.store.allocatePermanentIDs(for: group.positions.map { objects[$0].entity })
+            for (position, id) in zip(group.positions, ids) { result[position] = id }
+        }
+        return result.compactMap { $0 }
+    }
+
+    func save(_ request: StoreSaveRequest, assignments: [NSManagedObjectID: NSPersistentStore]) throws -> StoreSaveResult {
+        var requests: [ObjectIdentifier: (store: NSPersistentStore, request: StoreSaveRequest)] = [:]
+        func add(_ change: RowChange, to store: NSPersistentStore, _ path: WritableKeyPath<StoreSaveRequest, [RowChange]>) {
+            requests[ObjectIdentifier(store), default: (store, StoreSaveRequest())].request[keyPath: path].append(change)
+        }
+        for change in request.inserts {
+            let entity = change.objectID.entity
+            guard let store = assignments[change.objectID] ?? change.objectID.persistentStore ?? defaultStore(for: entity)
+            else { throw noStore(for: entity) }
+            add(change, to: store, \.inserts)
+        }
+        for (path, changes) in [(\StoreSaveRequest.updates, request.updates), (\StoreSaveRequest.deletes, request.deletes)] {
+            for change in changes {
+                guard let store = change.objectID.persistentStore, store.persistentStoreCoordinator === self else {
+                    throw CoreDataError.make(
+                        NSPersistentStoreSaveError, "\(change.objectID) belongs to no store of this coordinator.")
+                }
+                add(change, to: store, path)
+            }
+        }
+        for store in persistentStores where store.metadataNeedsSaving && requests[ObjectIdentifier(store)] == nil {
+            requests[ObjectIdentifier(store)] = (store, StoreSaveRequest())
+        }
+        var result = StoreSaveResult()
+        for (_, part) in requests {
+            if part.store.isReadOnly && !part.request.isEmpty {
+                throw CoreDataError.make(
+                    NSPersistentStoreSaveError, "The store at \(part.store.url?.path ?? "?") is read-only.",
+                    userInfo: [NSAffectedStoresErrorKey: [part.store]])
+            }
+            let partial = try part.store.save(part.request)
+            result.permanentIDs.merge(partial.permanentIDs) { a, _ in a }
+            result.snapshots.merge(partial.snapshots) { a, _ in a }
+        }
+        rowCache.remove(request.deletes.map(\.objectID))
+        rowCache.store(result.snapshots.values)
+        return result
+    }
+
+    /// The first store that holds the entity.
+    func defaultStore(for entity: NSEntityDescription) -> NSPersistentStore? {
+        persistentStores.first { $0.holds(entity) }
+    }
+
+    private func noStore(for entity: NSEntityDescription) -> NSError {
+        CoreDataError.make(
+            NSPersistentStoreSaveError,
+            "No persistent store holds entity \(entity.name ?? "?"); add a store whose configuration includes it.")
+    }
+}
+
+/// A value sent across threads where the program ensures it is used by one at a time.
+struct UncheckedSendable<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}
+
+extension FetchPlan {
+    /// The plan without limit and offset, for merging the results of several stores.
+    var unpaged: FetchPlan {
+        var plan = self
+        plan.limit = 0
+        plan.offset = 0
+        return plan
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+
+/// Keeps both sides of a relationship in step: setting one side updates the inverse on the
+/// objects it gains and loses, at once and in memory, as Core Data's accessors do.
+extension NSManagedObject {
+    func setRelationship(_ value: Any?, at index: Int) {
+        guard let relationship = layout.properties[index] as? NSRelationshipDescription else { return }
+        let inverse = relationship.inverseRelationship
+        if relationship.isToMany {
+            let old = toManyObjects(at: index)
+            let new = Self.objects(in: value)
+            setPrimitive(new, at: index)
+            guard let inverse else { return }
+            let oldSet = Set(old.map(ObjectIdentifier.init))
+            let newSet = Set(new.map(ObjectIdentifier.init))
+            for object in old where !newSet.contains(ObjectIdentifier(object)) {
+                object.inverseRemove(self, via: inverse)
+            }
+            for object in new where !oldSet.contains(ObjectIdentifier(object)) {
+                object.inverseAdd(self, via: inverse)
+            }
+        } else {
+            fireFault()
+            let old = values[index] as? NSManagedObject
+            let new = value as? NSManagedObject
+            setPrimitive(new, at: index)
+            guard let inverse, old !== new else { return }
+            old?.inverseRemove(self, via: inverse)
+            new?.inverseAdd(self, via: inverse)
+        }
+    }
+
+    /// `other` no longer points here through the inverse of `relationship`.
+    func inverseRemove(_ other: NSManagedObject, via relationship: NSRelationshipDescription) {
+        guard let index = layout.indexByName[relationship.name] else { return }
+        if relationship.isToMany {
+            var objects = toManyObjects(at: index)
+            guard let position = objects.firstIndex(where: { $0 === other }) else { return }
+            willChangeValue(forKey: relationship.name)
+            objects.remove(at: position)
+            setPrimitive(objects, at: index)
+            didChangeValue(forKey: relationship.name)
+        } else {
+            fireFault()
+            guard values[index] as? NSManagedObject === other else { return }
+            willChangeValue(forKey: relationship.name)
+            setPrimitive(nil, at: index)
+            didChangeValue(forKey: relationship.name)
+        }
+    }
+
+    /// `other` now points here through the inverse of `relationship`.
+    func inverseAdd(_ other: NSManagedObject, via relationship: NSRelationshipDescription) {
+        guard let index = layout.indexByName[relationship.name] else { return }
+        if relationship.isToMany {
+            var objects = toManyObjects(at: index)
+            guard !objects.contains(where: { $0 === other }) else { return }
+            willChangeValue(forKey: relationship.name)
+            objects.append(other)
+            setPrimitive(objects, at: index)
+            didChangeValue(forKey: relationship.name)
+        } else {
+            fireFault()
+            let previous = values[index] as? NSManagedObject
+            guard previous !== other else { return }
+            willChangeValue(forKey: relationship.name)
+            setPrimitive(other, at: index)
+            didChangeValue(forKey: relationship.name)
+            // This object leaves its previous destination's side of the relationship.
+            if let previous, let back = relationship.inverseRelationship {
+                previous.inverseRemove(self, via: back)
+            }
+        }
+    }
+}

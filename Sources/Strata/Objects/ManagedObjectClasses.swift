@@ -1,0 +1,101 @@
+import Foundation
+
+/// Which Swift class makes the objects of an entity, and which entity a class stands for.
+///
+/// Core Data finds classes through the Objective-C runtime; Linux has none. Strata resolves
+/// the model's class names with the Swift runtime: fully qualified names (`App.Book`)
+/// directly, unqualified ones (`Book`, `.Book`) in the modules of the `NSManagedObject`
+/// subclasses the program has used so far. Using a class (creating an object, calling its
+/// `fetchRequest()`, fetching with `NSFetchRequest<Book>`) registers it.
+enum ManagedObjectClasses {
+    private struct State {
+        var classesByName: [String: NSManagedObject.Type] = [:]
+        var modules: [String] = []
+        var resolved: [String: NSManagedObject.Type] = [:]
+    }
+
+    private static let state = Protected(State())
+
+    /// Remembers a subclass and its module.
+    static func register(_ type: NSManagedObject.Type) {
+        guard type != NSManagedObject.self else { return }
+        let qualified = String(reflecting: type)
+        state.withLock { state in
+            guard state.classesByName[qualified] == nil else { return }
+            let unqualified = qualified.split(separator: ".").last.map(String.init) ?? qualified
+            state.classesByName[qualified] = type
+            if state.classesByName[unqualified] == nil { state.classesByName[unqualified] = type }
+            if let module = qualified.split(separator: ".").first.map(String.init), !state.modules.contains(module) {
+                state.modules.append(module)
+            }
+            state.resolved.removeAll()
+        }
+    }
+
+    /// The class for objects of the entity: the model's class name resolved as described
+    /// above, or `NSManagedObject`.
+    static func objectClass(for entity: NSEntityDescription) -> NSManagedObject.Type {
+        let name = entity.managedObjectClassName ?? "NSManagedObject"
+        if name == "NSManagedObject" || name.isEmpty { return NSManagedObject.self }
+        return state.withLock { state in
+            if let known = state.resolved[name] { return known }
+            let found = lookUp(name, in: state) ?? NSManagedObject.self
+            state.resolved[name] = found
+            return found
+        }
+    }
+
+    private static func lookUp(_ name: String, in state: State) -> NSManagedObject.Type? {
+        let trimmed = name.hasPrefix(".") ? String(name.dropFirst()) : name
+        if let known = state.classesByName[trimmed] { return known }
+        if let type = _typeByName(trimmed) as? NSManagedObject.Type { return type }
+        let unqualified = trimmed.split(separator: ".").last.map(String.init) ?? trimmed
+        for module in state.modules {
+            if let type = _typeByName("\(module).\(unqualified)") as? NSManagedObject.Type { return type }
+        }
+        return state.classesByName[unqualified]
+    }
+
+    /// The entity of a model whose class is the given class.
+    static func entity(for type: NSManagedObject.Type, in model: NSManagedObjectModel) -> NSEntityDescription? {
+        register(type)
+        let qualified = String(reflecting: type)
+        let unqualified = qualified.split(separator: ".").last.map(String.init) ?? qualified
+        let candidates = model.entities.filter { entity in
+            let name = entity.managedObjectClassName ?? ""
+            let trimmed = name.hasPrefix(".") ? String(name.dropFirst()) : name
+            return trimmed == qualified || trimmed == unqualified
+                || trimmed.split(separator: ".").last.map(String.init) == unqualified
+        }
+        return candidates.first ?? model.entitiesByName[unqualified]
+    }
+
+    /// The entity of the class in the models used so far by coordinators.
+    static func entity(for type: NSManagedObject.Type) -> NSEntityDescription? {
+        for model in KnownModels.all() {
+            if let entity = entity(for: type, in: model) { return entity }
+        }
+        return nil
+    }
+}
+
+/// The models coordinators have been created with, for `NSManagedObject.entity()`.
+enum KnownModels {
+    private static let models = Protected([WeakModel]())
+
+    private final class WeakModel: @unchecked Sendable {
+        weak var model: NSManagedObjectModel?
+        init(_ model: NSManagedObjectModel) { self.model = model }
+    }
+
+    static func add(_ model: NSManagedObjectModel) {
+        models.withLock { list in
+            list.removeAll { $0.model == nil || $0.model === model }
+            list.append(WeakModel(model))
+        }
+    }
+
+    static func all() -> [NSManagedObjectModel] {
+        models.withLock { list in list.reversed().compactMap(\.model) }
+    }
+}

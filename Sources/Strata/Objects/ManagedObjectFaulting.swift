@@ -1,0 +1,82 @@
+import Foundation
+
+/// Faulting: an object fetched or looked up by ID is a fault (an ID without values) until
+/// one of its values is read; then its row is loaded. `refresh(_:mergeChanges:)` turns it
+/// back into a fault.
+extension NSManagedObject {
+    /// Loads the object's values if it is a fault.
+    func fireFault() {
+        guard faulted else { return }
+        if let context = managedObjectContext {
+            context.fulfillFault(of: self)
+        }
+        if faulted {
+            // No context, or a row the store no longer has: the object reads as empty.
+            values = layout.initialValues
+            faulted = false
+        }
+    }
+
+    /// Fills the object with a row's values. To-one destinations become objects (faults
+    /// unless already registered); to-many ones stay unloaded unless the snapshot has them.
+    func fill(from snapshot: Snapshot, in context: NSManagedObjectContext, awake: Bool = true) {
+        var filled = [Any?](repeating: nil, count: layout.properties.count)
+        for index in filled.indices {
+            switch layout.kinds[index] {
+            case .attribute:
+                filled[index] = layout.properties[index].isTransient ? layout.initialValues[index] : snapshot.values[index]
+            case .toOne:
+                filled[index] = (snapshot.values[index] as? NSManagedObjectID).map { context.object(with: $0) }
+            case .toMany:
+                if layout.properties[index].isTransient {
+                    filled[index] = [NSManagedObject]()
+                } else if let ids = snapshot.values[index] as? [NSManagedObjectID] {
+                    filled[index] = ids.map { context.object(with: $0) }
+                } else {
+                    filled[index] = RelationshipFault.marker
+                }
+            case .other:
+                filled[index] = nil
+            }
+        }
+        values = filled
+        self.snapshot = snapshot
+        pendingSnapshot = nil
+        faulted = false
+        isInaccessible = false
+        if awake { awakeFromFetch() }
+    }
+
+    /// Replaces the saved state after a save or a refresh, keeping unsaved changes of the
+    /// given properties.
+    func merge(snapshot: Snapshot, keeping indexes: Set<Int>, in context: NSManagedObjectContext) {
+        let kept = indexes.map { ($0, values[$0]) }
+        fill(from: snapshot, in: context, awake: false)
+        for (index, value) in kept { values[index] = value }
+        changedIndexes = indexes
+    }
+
+    /// Discards the values: the object becomes a fault again.
+    func turnIntoFault() {
+        guard !faulted else { return }
+        willTurnIntoFault()
+        values = []
+        faulted = true
+        changedIndexes.removeAll()
+        eventChangedIndexes.removeAll()
+        didTurnIntoFault()
+    }
+}
+
+/// Equality of stored values (`Any?`), as saved-value comparisons need it.
+enum ValueEquality {
+    static func same(_ a: Any?, _ b: Any?) -> Bool {
+        switch (a, b) {
+        case (nil, nil): return true
+        case (nil, _), (_, nil): return false
+        case let (x as [NSManagedObjectID], y as [NSManagedObjectID]): return x == y
+        case let (x as AnyHashable, y as AnyHashable): return x == y
+        case let (x as AnyObject, y as AnyObject): return x === y
+        }
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+
+/// The identity of a managed object: its entity, its store and its key in that store.
+///
+/// A new object has a temporary ID until it is saved (or `obtainPermanentIDs(for:)` is
+/// called); then it gets a permanent one, whose URI names the store and the row:
+///
+/// ```swift
+/// try context.save()
+/// book.objectID.isTemporaryID            // false
+/// book.objectID.uriRepresentation()      // x-coredata://6F1C…/Book/p12
+/// ```
+///
+/// IDs are immutable and may be passed between contexts and threads.
+public final class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
+    /// The entity of the object.
+    public let entity: NSEntityDescription
+    /// The store the object lives in; `nil` for a temporary ID.
+    public var persistentStore: NSPersistentStore? { store.value }
+    /// Whether the ID will change when the object is saved.
+    public var isTemporaryID: Bool { primaryKey == 0 }
+
+    /// The row's `Z_PK`; 0 for a temporary ID.
+    let primaryKey: Int64
+    /// The temporary ID's unique part; `nil` for a permanent ID.
+    let temporaryIdentifier: UUID?
+    /// The identifier of the store (its metadata's UUID) for a permanent ID.
+    let storeIdentifier: String?
+    private let store: WeakStore
+    /// The root entity, which identity is relative to (subentities share their root's keys).
+    private let root: ObjectIdentifier
+
+    /// A new temporary ID for an object of the entity.
+    init(temporaryFor entity: NSEntityDescription) {
+        self.entity = entity
+        self.primaryKey = 0
+        self.temporaryIdentifier = UUID()
+        self.storeIdentifier = nil
+        self.store = WeakStore(nil)
+        self.root = ObjectIdentifier(entity.rootEntity)
+    }
+
+    /// The permanent ID of the row `primaryKey` of the entity in the store.
+    init(entity: NSEntityDescription, primaryKey: Int64, store: NSPersistentStore) {
+        self.entity = entity
+        self.primaryKey = primaryKey
+        self.temporaryIdentifier = nil
+        self.storeIdentifier = store.identifier
+        self.store = WeakStore(store)
+        self.root = ObjectIdentifier(entity.rootEntity)
+    }
+
+    /// A URI that names the object: `x-coredata://STORE-UUID/Entity/pN` for a permanent ID,
+    /// `x-coredata:///Entity/tUUID` for a temporary one.
+    public func uriRepresentation() -> URL {
+        let name = entity.name ?? ""
+        let text: String
+        if let temporaryIdentifier {
+            text = "x-coredata:///\(name)/t\(temporaryIdentifier.uuidString)"
+        } else {
+            text = "x-coredata://\(storeIdentifier ?? "")/\(name)/p\(primaryKey)"
+        }
+        // The parts are a UUID, an entity name (an identifier) and a number: always a valid URL.
+        return URL(string: text) ?? URL(fileURLWithPath: "/")
+    }
+
+    public func copy(with zone: NSZone? = nil) -> Any { self }
+
+    public override func isEqual(_ object: Any?) -> Bool {
+        guard let other = object as? NSManagedObjectID else { return false }
+        if other === self { return true }
+        if let temporaryIdentifier { return temporaryIdentifier == other.temporaryIdentifier }
+        return primaryKey == other.primaryKey && root == other.root && storeIdentifier == other.storeIdentifier
+    }
+
+    public override var hash: Int {
+        var hasher = Hasher()
+        if let temporaryIdentifier {
+            hasher.combine(temporaryIdentifier)
+        } else {
+            hasher.combine(primaryKey)
+            hasher.combine(root)
+        }
+        return hasher.finalize()
+    }
+
+    public override var description: String {
+        "<NSManagedObjectID: \(uriRepresentation().absoluteString)>"
+    }
+}
+
+/// A weak reference to a store that can be shared across threads (the reference is set
+/// once, when the ID is made).
+final class WeakStore: @unchecked Sendable {
+    weak var value: NSPersistentStore?
+    init(_ value: NSPersistentStore?) { self.value = value }
+}
+
+extension NSManagedObjectID {
+    /// The parts of an `x-coredata://STORE/Entity/pN` URI, or `nil` when it is not one.
+    static func parse(uri: URL) -> (store: String, entity: String, primaryKey: Int64)? {
+        guard uri.scheme == "x-coredata", let host = uri.host, !host.isEmpty else { return nil }
+        let parts = uri.path.split(separator: "/").map(String.init)
+        guard parts.count == 2, parts[1].hasPrefix("p"), let key = Int64(parts[1].dropFirst()), key > 0 else {
+            return nil
+        }
+        return (host, parts[0], key)
+    }
+}

@@ -1,0 +1,178 @@
+import Foundation
+
+/// A store that keeps the whole object graph in one file, read when the store is added and
+/// replaced atomically (written beside, then renamed over) at every save.
+///
+/// The file is a binary property list of Strata's own design: Apple's binary store format
+/// (a keyed archive of Core Data's private classes) is undocumented. See DEVIATIONS.md.
+final class BinaryStore: InMemoryStore, @unchecked Sendable {
+    override var type: String { NSBinaryStoreType }
+
+    private static let formatKey = "StrataBinaryStoreFormat"
+    private static let formatVersion = 1
+
+    override func open(model: NSManagedObjectModel) throws {
+        guard let url else { throw CoreDataError.make(NSPersistentStoreOpenError, "The binary store needs a URL.") }
+        guard try StoreFile.check(url, readOnly: isReadOnly) else {
+            try super.open(model: model)
+            try persist(state.withLock { $0 })
+            return
+        }
+        let file = try Self.readFile(at: url)
+        try checkCompatibility(of: file.metadata, with: model)
+        identifier = file.uuid
+        var metadata = file.metadata
+        metadata[NSStoreUUIDKey] = file.uuid
+        metadata[NSStoreTypeKey] = NSBinaryStoreType
+        self.metadata = metadata
+        var loaded = State()
+        loaded.lastKeys = file.lastKeys
+        let entities = model.entitiesByName
+        for row in file.rows {
+            guard let name = row["entity"] as? String, let entity = entities[name],
+                let key = (row["key"] as? NSNumber)?.int64Value, let version = (row["version"] as? NSNumber)?.int64Value
+            else { throw Self.damaged(url) }
+            let id = objectID(entity: entity, primaryKey: key)
+            let stored = (row["values"] as? [String: Any]) ?? [:]
+            let layout = entity.layout
+            var values = [Any?](repeating: nil, count: layout.properties.count)
+            for index in layout.persistentIndexes {
+                values[index] = decode(stored[layout.properties[index].name], index: index, layout: layout, entities: entities)
+            }
+            loaded.rows[id] = Snapshot(objectID: id, version: version, values: values)
+        }
+        state.withLock { $0 = loaded }
+    }
+
+    override func persist(_ state: State) throws {
+        guard let url else { return }
+        var stored = metadata ?? [:]
+        stored[NSStoreUUIDKey] = nil
+        let rows: [[String: Any]] = state.rows.values.sorted { $0.objectID.primaryKey < $1.objectID.primaryKey }.map { row in
+            let layout = row.objectID.entity.layout
+            var values: [String: Any] = [:]
+            for index in layout.persistentIndexes {
+                if let value = encode(row.values[index], index: index, layout: layout) {
+                    values[layout.properties[index].name] = value
+                }
+            }
+            return [
+                "entity": row.objectID.entity.name ?? "", "key": NSNumber(value: row.objectID.primaryKey),
+                "version": NSNumber(value: row.version), "values": values,
+            ]
+        }
+        let file: [String: Any] = [
+            Self.formatKey: Self.formatVersion, "uuid": identifier ?? "", "metadata": stored,
+            "lastKeys": state.lastKeys.mapValues { NSNumber(value: $0) }, "rows": rows,
+        ]
+        let data = try PropertyListSerialization.data(fromPropertyList: file, format: .binary, options: 0)
+        do {
+            try data.write(to: url, options: .atomic)
+        } catch {
+            throw CoreDataError.make(
+                NSPersistentStoreSaveError, "The binary store at \(url.path) could not be written: \(error.localizedDescription)",
+                userInfo: [NSUnderlyingErrorKey: error, NSURLErrorKey: url])
+        }
+        metadataNeedsSaving = false
+    }
+
+    // MARK: The file
+
+    private struct File {
+        var uuid: String
+        var metadata: [String: Any]
+        var lastKeys: [String: Int64]
+        var rows: [[String: Any]]
+    }
+
+    private static func damaged(_ url: URL) -> NSError {
+        CoreDataError.make(
+            CocoaError.Code.fileReadCorruptFile.rawValue, "The file at \(url.path) is not a Strata binary store.",
+            userInfo: [NSURLErrorKey: url])
+    }
+
+    private static func readFile(at url: URL) throws -> File {
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw CoreDataError.make(
+                CocoaError.Code.fileReadUnknown.rawValue, "The binary store at \(url.path) could not be read.",
+                userInfo: [NSUnderlyingErrorKey: error, NSURLErrorKey: url])
+        }
+        guard data.starts(with: Data("bplist00".utf8)),
+            let plist = try? PropertyListSerialization.propertyList(from: data, options: [], format: nil) as? [String: Any],
+            (plist[formatKey] as? NSNumber)?.intValue == formatVersion, let uuid = plist["uuid"] as? String
+        else { throw damaged(url) }
+        let lastKeys = ((plist["lastKeys"] as? [String: Any]) ?? [:]).compactMapValues { ($0 as? NSNumber)?.int64Value }
+        return File(
+            uuid: uuid, metadata: (plist["metadata"] as? [String: Any]) ?? [:], lastKeys: lastKeys,
+            rows: (plist["rows"] as? [[String: Any]]) ?? [])
+    }
+
+    static func readMetadata(at url: URL) throws -> [String: Any] {
+        let file = try readFile(at: url)
+        var metadata = file.metadata
+        metadata[NSStoreUUIDKey] = file.uuid
+        metadata[NSStoreTypeKey] = NSBinaryStoreType
+        return metadata
+    }
+
+    // MARK: Values as property-list objects
+
+    private func encode(_ value: Any?, index: Int, layout: EntityLayout) -> Any? {
+        guard let value else { return nil }
+        switch layout.kinds[index] {
+        case .toOne:
+            return (value as? NSManagedObjectID).map(reference)
+        case .toMany:
+            return (value as? [NSManagedObjectID])?.map(reference)
+        default:
+            guard let attribute = layout.properties[index] as? NSAttributeDescription else { return nil }
+            switch value {
+            case let decimal as Decimal: return NSDecimalNumber(decimal: decimal).stringValue
+            case let uuid as UUID: return uuid.uuidString
+            case let url as URL: return url.absoluteString
+            case let bool as Bool: return bool
+            case let date as Date: return date
+            case let text as String: return text
+            case let data as Data: return data
+            default:
+                if attribute.attributeType == .transformableAttributeType {
+                    return try? TransformableValue.forward(value, attribute: attribute)
+                }
+                if let number = NumberValue.double(value), attribute.attributeType.isNumeric, !attribute.attributeType.isInteger {
+                    return NSNumber(value: number)
+                }
+                return NumberValue.int64(value).map { NSNumber(value: $0) }
+            }
+        }
+    }
+
+    private func reference(_ id: NSManagedObjectID) -> [Any] {
+        [id.entity.name ?? "", NSNumber(value: id.primaryKey)]
+    }
+
+    private func decode(_ stored: Any?, index: Int, layout: EntityLayout, entities: [String: NSEntityDescription]) -> Any? {
+        func id(_ reference: Any) -> NSManagedObjectID? {
+            guard let pair = reference as? [Any], pair.count == 2, let name = pair[0] as? String, let entity = entities[name],
+                let key = (pair[1] as? NSNumber)?.int64Value
+            else { return nil }
+            return objectID(entity: entity, primaryKey: key)
+        }
+        switch layout.kinds[index] {
+        case .toOne: return stored.flatMap(id)
+        case .toMany: return ((stored as? [Any]) ?? []).compactMap(id)
+        default:
+            guard let stored, let attribute = layout.properties[index] as? NSAttributeDescription else { return nil }
+            switch attribute.attributeType {
+            case .decimalAttributeType: return (stored as? String).flatMap { Decimal(string: $0) }
+            case .UUIDAttributeType: return (stored as? String).flatMap { UUID(uuidString: $0) }
+            case .URIAttributeType: return (stored as? String).flatMap { URL(string: $0) }
+            case .transformableAttributeType:
+                return (stored as? Data).flatMap { TransformableValue.reverse($0, attribute: attribute) }
+            default: return ManagedValueCoercion.attributeValue(stored, type: attribute.attributeType) ?? stored
+            }
+        }
+    }
+}

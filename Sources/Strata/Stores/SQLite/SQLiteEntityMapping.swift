@@ -1,0 +1,151 @@
+import Foundation
+
+/// How the objects of one entity map to columns of their table: built once per store from
+/// `SQLiteSchema`, so that reading and writing rows go by position, never by name lookups.
+struct SQLiteEntityMapping {
+    enum Binding {
+        case attribute(NSAttributeDescription)
+        /// A to-one relationship: its foreign-key column, the `Z<n>_` column holding the
+        /// destination's entity number when the destination has subentities.
+        case toOne(NSRelationshipDescription, entityColumn: String?)
+    }
+
+    struct Column {
+        /// Position in the entity's layout.
+        var index: Int
+        var name: String
+        var binding: Binding
+    }
+
+    /// How a to-many relationship is stored.
+    enum ToMany {
+        /// A join table (many-to-many): this object's key in `selfColumn`, the other's in
+        /// `otherColumn`, this side's order in `orderColumn` when ordered.
+        case joinTable(table: String, selfColumn: String, otherColumn: String, orderColumn: String?)
+        /// The destination rows' foreign key (`column`) of the to-one inverse, with the
+        /// `Z_FOK_` order column when the relationship is ordered.
+        case inverseForeignKey(column: String, orderColumn: String?)
+        /// A to-many without inverse: a hidden column on the destination rows.
+        case hiddenColumn(String)
+    }
+
+    let entity: NSEntityDescription
+    let number: Int
+    let rootNumber: Int
+    let table: String
+    let columns: [Column]
+    /// Layout position → how that to-many relationship is stored.
+    let toMany: [Int: ToMany]
+
+    init?(entity: NSEntityDescription, schema: SQLiteSchema) {
+        guard let number = schema.entityNumber(for: entity), let rootNumber = schema.entityNumber(for: entity.rootEntity)
+        else { return nil }
+        self.entity = entity
+        self.number = number
+        self.rootNumber = rootNumber
+        self.table = schema.tableName(for: entity)
+        let layout = entity.layout
+        var columns: [Column] = []
+        var toMany: [Int: ToMany] = [:]
+        for index in layout.persistentIndexes {
+            let property = layout.properties[index]
+            switch (property, layout.kinds[index]) {
+            case (let attribute as NSAttributeDescription, .attribute):
+                guard let name = schema.columnName(entity: entity, property: attribute.name) else { continue }
+                columns.append(Column(index: index, name: name, binding: .attribute(attribute)))
+            case (let relationship as NSRelationshipDescription, .toOne):
+                guard let name = schema.columnName(entity: entity, property: relationship.name) else { continue }
+                let entityColumn = schema.entityColumnNames[entity.name ?? ""]?[relationship.name]
+                columns.append(Column(index: index, name: name, binding: .toOne(relationship, entityColumn: entityColumn)))
+            case (let relationship as NSRelationshipDescription, .toMany):
+                if let storage = Self.toManyStorage(relationship, schema: schema) { toMany[index] = storage }
+            default:
+                continue
+            }
+        }
+        self.columns = columns
+        self.toMany = toMany
+    }
+
+    private static func toManyStorage(_ relationship: NSRelationshipDescription, schema: SQLiteSchema) -> ToMany? {
+        guard let declaring = relationship.entity else { return nil }
+        guard let inverse = relationship.inverseRelationship, let inverseEntity = inverse.entity else {
+            return schema.hiddenInverseColumns["\(declaring.name ?? "").\(relationship.name)"].map { .hiddenColumn($0) }
+        }
+        if inverse.isToMany {
+            guard let join = schema.joinTable(entity: declaring, relationship: relationship.name) else { return nil }
+            let isSideA = join.sourceEntity == declaring.name && join.sourceRelationship == relationship.name
+            return isSideA
+                ? .joinTable(
+                    table: join.name, selfColumn: join.sourceColumn, otherColumn: join.destinationColumn,
+                    orderColumn: join.sourceOrderColumn)
+                : .joinTable(
+                    table: join.name, selfColumn: join.destinationColumn, otherColumn: join.sourceColumn,
+                    orderColumn: join.destinationOrderColumn)
+        }
+        guard let column = schema.columnName(entity: inverseEntity, property: inverse.name) else { return nil }
+        let order = relationship.isOrdered ? schema.orderColumnNames[inverseEntity.name ?? ""]?[inverse.name] : nil
+        return .inverseForeignKey(column: column, orderColumn: order)
+    }
+}
+
+/// Every entity's mapping, by entity number and by entity.
+struct SQLiteStoreMapping {
+    let schema: SQLiteSchema
+    private let byNumber: [Int: SQLiteEntityMapping]
+    private let byEntity: [ObjectIdentifier: SQLiteEntityMapping]
+    /// Table name → every column its entities read, in one order, for `SELECT`s.
+    let selectColumns: [String: [String]]
+    /// Entity number → where each of its columns is in its table's `SELECT` list.
+    private let readPlans: [Int: [ReadColumn]]
+
+    /// One column of a row to decode: the layout position it fills, its place in the
+    /// `SELECT` list, and for a to-one the place of its entity-number column.
+    struct ReadColumn {
+        var index: Int
+        var position: Int
+        var binding: SQLiteEntityMapping.Binding
+        var entityPosition: Int?
+    }
+
+    init(model: NSManagedObjectModel) {
+        schema = SQLiteSchema(model: model)
+        var byNumber: [Int: SQLiteEntityMapping] = [:]
+        var byEntity: [ObjectIdentifier: SQLiteEntityMapping] = [:]
+        var selectColumns: [String: [String]] = [:]
+        for entity in schema.orderedEntities {
+            guard let mapping = SQLiteEntityMapping(entity: entity, schema: schema) else { continue }
+            byNumber[mapping.number] = mapping
+            byEntity[ObjectIdentifier(entity)] = mapping
+            var names = selectColumns[mapping.table] ?? ["Z_PK", "Z_ENT", "Z_OPT"]
+            for column in mapping.columns {
+                if !names.contains(column.name) { names.append(column.name) }
+                if case .toOne(_, let entityColumn?) = column.binding, !names.contains(entityColumn) {
+                    names.append(entityColumn)
+                }
+            }
+            selectColumns[mapping.table] = names
+        }
+        self.byNumber = byNumber
+        self.byEntity = byEntity
+        self.selectColumns = selectColumns
+        var readPlans: [Int: [ReadColumn]] = [:]
+        for (number, mapping) in byNumber {
+            let names = selectColumns[mapping.table] ?? []
+            let positions = Dictionary(names.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
+            readPlans[number] = mapping.columns.compactMap { column in
+                guard let position = positions[column.name] else { return nil }
+                var entityPosition: Int?
+                if case .toOne(_, let entityColumn?) = column.binding { entityPosition = positions[entityColumn] }
+                return ReadColumn(
+                    index: column.index, position: position, binding: column.binding, entityPosition: entityPosition)
+            }
+        }
+        self.readPlans = readPlans
+    }
+
+    func readPlan(number: Int) -> [ReadColumn] { readPlans[number] ?? [] }
+
+    func mapping(for entity: NSEntityDescription) -> SQLiteEntityMapping? { byEntity[ObjectIdentifier(entity)] }
+    func mapping(number: Int) -> SQLiteEntityMapping? { byNumber[number] }
+}

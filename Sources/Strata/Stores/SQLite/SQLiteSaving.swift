@@ -1,0 +1,255 @@
+import Foundation
+import GRDB
+
+/// Writing a save: one transaction that allocates primary keys, inserts, updates with
+/// optimistic locking (`… WHERE Z_PK = ? AND Z_OPT = ?`), writes to-many relationships
+/// (join tables, order columns, hidden columns) and deletes. Any conflict or error rolls
+/// the whole save back.
+extension SQLiteStore {
+    /// The order key Core Data gives the object at a position of an ordered relationship
+    /// (2048, 3072, 4096… in Apple-written stores).
+    static func orderKey(at position: Int) -> Int64 { Int64(position + 2) * 1024 }
+
+    func sqliteAllocatePermanentIDs(for entities: [NSEntityDescription]) throws -> [NSManagedObjectID] {
+        let (database, mapping) = try openDatabase()
+        return try database.write { db in try self.allocate(entities, db: db, mapping: mapping) }
+    }
+
+    private func allocate(
+        _ entities: [NSEntityDescription], db: Database, mapping: SQLiteStoreMapping
+    ) throws -> [NSManagedObjectID] {
+        var needed: [Int: Int64] = [:]
+        var mappings: [SQLiteEntityMapping] = []
+        for entity in entities {
+            guard let entityMapping = mapping.mapping(for: entity) else {
+                throw CoreDataError.make(NSPersistentStoreSaveError, "Entity \(entity.name ?? "?") is not in the store's model.")
+            }
+            mappings.append(entityMapping)
+            needed[entityMapping.rootNumber, default: 0] += 1
+        }
+        var next: [Int: Int64] = [:]
+        for (root, count) in needed {
+            let current = try Int64.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", arguments: [root]) ?? 0
+            try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", arguments: [current + count, root])
+            next[root] = current + 1
+        }
+        return mappings.map { entityMapping in
+            let key = next[entityMapping.rootNumber] ?? 1
+            next[entityMapping.rootNumber] = key + 1
+            return objectID(entity: entityMapping.entity, primaryKey: key)
+        }
+    }
+
+    func sqliteSave(_ request: StoreSaveRequest) throws -> StoreSaveResult {
+        let (database, mapping) = try openDatabase()
+        let metadataData = metadataNeedsSaving ? try Self.plistData(metadata ?? [:]) : nil
+        let url = self.url ?? URL(fileURLWithPath: "/")
+        return try StoreFile.translatingSQLiteErrors(url) {
+            try database.write { db in
+                var result = StoreSaveResult()
+                let temporary = request.inserts.filter { $0.objectID.persistentStore !== self }
+                let permanent = try allocate(temporary.map(\.objectID.entity), db: db, mapping: mapping)
+                var idMap: [NSManagedObjectID: NSManagedObjectID] = [:]
+                for (change, id) in zip(temporary, permanent) { idMap[change.objectID] = id }
+                result.permanentIDs = idMap
+                let resolve: (NSManagedObjectID) -> NSManagedObjectID = { [idMap] in idMap[$0] ?? $0 }
+
+                for change in request.inserts {
+                    let id = resolve(change.objectID)
+                    try insert(change, as: id, db: db, mapping: mapping, resolve: resolve)
+                    result.snapshots[id] = snapshot(of: change, as: id, version: 1, resolve: resolve)
+                }
+                var conflicts: [VersionConflict] = []
+                for change in request.updates {
+                    if try update(change, db: db, mapping: mapping, resolve: resolve) {
+                        result.snapshots[change.objectID] = snapshot(
+                            of: change, as: change.objectID, version: change.expectedVersion + 1, resolve: resolve)
+                    } else {
+                        conflicts.append(try conflict(for: change, db: db, mapping: mapping))
+                    }
+                }
+                for change in request.deletes where !(try delete(change, db: db, mapping: mapping)) {
+                    conflicts.append(try conflict(for: change, db: db, mapping: mapping))
+                }
+                guard conflicts.isEmpty else { throw VersionConflictError(conflicts: conflicts) }
+                for change in request.inserts {
+                    try writeToMany(change, as: resolve(change.objectID), db: db, mapping: mapping, resolve: resolve)
+                }
+                for change in request.updates {
+                    try writeToMany(change, as: change.objectID, db: db, mapping: mapping, resolve: resolve)
+                }
+                if let metadataData { try writeMetadata(metadataData, in: db) }
+                return result
+            }
+        }
+    }
+
+    private func snapshot(
+        of change: RowChange, as id: NSManagedObjectID, version: Int64, resolve: (NSManagedObjectID) -> NSManagedObjectID
+    ) -> Snapshot {
+        let values = change.values.map { value -> Any? in
+            switch value {
+            case let target as NSManagedObjectID: resolve(target)
+            case let targets as [NSManagedObjectID]: targets.map(resolve)
+            default: value
+            }
+        }
+        return Snapshot(objectID: id, version: version, values: values)
+    }
+
+    /// The column values of the changed attributes and to-one relationships.
+    private func columnValues(
+        _ change: RowChange, mapping: SQLiteEntityMapping, store: SQLiteStoreMapping, all: Bool,
+        resolve: (NSManagedObjectID) -> NSManagedObjectID
+    ) throws -> [(String, DatabaseValue)] {
+        let changed = Set(change.changed)
+        var result: [(String, DatabaseValue)] = []
+        for column in mapping.columns where all || changed.contains(column.index) {
+            let value = change.values[column.index]
+            switch column.binding {
+            case .attribute(let attribute):
+                result.append((column.name, try SQLiteValueCodec.encode(value, attribute: attribute)))
+            case .toOne(_, let entityColumn):
+                let target = (value as? NSManagedObjectID).map(resolve)
+                if let target, target.isTemporaryID || target.persistentStore !== self {
+                    throw CoreDataError.make(
+                        NSManagedObjectExternalRelationshipError,
+                        "\(change.objectID) refers to \(target), which is not saved in the same store.")
+                }
+                result.append((column.name, target.map { $0.primaryKey.databaseValue } ?? .null))
+                if let entityColumn {
+                    let number = target.flatMap { store.mapping(for: $0.entity)?.number }
+                    result.append((entityColumn, number.map { $0.databaseValue } ?? .null))
+                }
+            }
+        }
+        return result
+    }
+
+    private func insert(
+        _ change: RowChange, as id: NSManagedObjectID, db: Database, mapping: SQLiteStoreMapping,
+        resolve: (NSManagedObjectID) -> NSManagedObjectID
+    ) throws {
+        guard let entity = mapping.mapping(for: id.entity) else {
+            throw CoreDataError.make(NSPersistentStoreSaveError, "Entity \(id.entity.name ?? "?") is not in the store's model.")
+        }
+        let columns = try columnValues(change, mapping: entity, store: mapping, all: true, resolve: resolve)
+        let names = ["Z_PK", "Z_ENT", "Z_OPT"] + columns.map(\.0)
+        let sql =
+            "INSERT INTO \(entity.table) (\(names.joined(separator: ", "))) VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))"
+        let arguments = StatementArguments([id.primaryKey, entity.number, 1] + columns.map(\.1))
+        try db.cachedStatement(sql: sql).execute(arguments: arguments)
+    }
+
+    /// Writes the changed columns and bumps `Z_OPT`; `false` when the row is not at the
+    /// expected version (or gone).
+    private func update(
+        _ change: RowChange, db: Database, mapping: SQLiteStoreMapping, resolve: (NSManagedObjectID) -> NSManagedObjectID
+    ) throws -> Bool {
+        guard let entity = mapping.mapping(for: change.objectID.entity) else { return false }
+        let columns = try columnValues(change, mapping: entity, store: mapping, all: false, resolve: resolve)
+        let assignments = (columns.map { "\($0.0) = ?" } + ["Z_OPT = ?"]).joined(separator: ", ")
+        let sql = "UPDATE \(entity.table) SET \(assignments) WHERE Z_PK = ? AND Z_OPT = ?"
+        let arguments = StatementArguments(
+            columns.map(\.1) + [
+                (change.expectedVersion + 1).databaseValue, change.objectID.primaryKey.databaseValue,
+                change.expectedVersion.databaseValue,
+            ])
+        try db.cachedStatement(sql: sql).execute(arguments: arguments)
+        return db.changesCount > 0
+    }
+
+    private func delete(_ change: RowChange, db: Database, mapping: SQLiteStoreMapping) throws -> Bool {
+        guard let entity = mapping.mapping(for: change.objectID.entity) else { return false }
+        let key = change.objectID.primaryKey
+        try db.cachedStatement(sql: "DELETE FROM \(entity.table) WHERE Z_PK = ? AND Z_OPT = ?")
+            .execute(arguments: [key, change.expectedVersion])
+        guard db.changesCount > 0 else { return false }
+        for storage in entity.toMany.values {
+            if case .joinTable(let table, let selfColumn, _, _) = storage {
+                try db.cachedStatement(sql: "DELETE FROM \(table) WHERE \(selfColumn) = ?").execute(arguments: [key])
+            }
+        }
+        return true
+    }
+
+    private func conflict(for change: RowChange, db: Database, mapping: SQLiteStoreMapping) throws -> VersionConflict {
+        guard let entity = mapping.mapping(for: change.objectID.entity) else {
+            return VersionConflict(objectID: change.objectID, expectedVersion: change.expectedVersion, storedVersion: 0)
+        }
+        let columns = mapping.selectColumns[entity.table] ?? ["Z_PK", "Z_ENT", "Z_OPT"]
+        let row = try Row.fetchOne(
+            db, sql: "SELECT \(columns.joined(separator: ", ")) FROM \(entity.table) WHERE Z_PK = ?",
+            arguments: [change.objectID.primaryKey])
+        let stored = row.flatMap { decode($0, mapping: mapping) }
+        return VersionConflict(
+            objectID: change.objectID, expectedVersion: change.expectedVersion, storedVersion: stored?.version ?? 0,
+            storedSnapshot: stored)
+    }
+
+    /// Writes the changed to-many relationships of a row: join-table links, the order keys
+    /// of ordered relationships, and hidden columns of relationships without inverse.
+    private func writeToMany(
+        _ change: RowChange, as id: NSManagedObjectID, db: Database, mapping: SQLiteStoreMapping,
+        resolve: (NSManagedObjectID) -> NSManagedObjectID
+    ) throws {
+        guard let entity = mapping.mapping(for: id.entity) else { return }
+        for index in change.changed {
+            guard let storage = entity.toMany[index], let targets = change.values[index] as? [NSManagedObjectID],
+                let relationship = entity.entity.layout.properties[index] as? NSRelationshipDescription,
+                let destination = relationship.destinationEntity.flatMap({ mapping.mapping(for: $0) })
+            else { continue }
+            let keys = try targets.map(resolve).map { target -> Int64 in
+                guard !target.isTemporaryID, target.persistentStore === self else {
+                    throw CoreDataError.make(
+                        NSManagedObjectExternalRelationshipError, "\(id) refers to \(target), which is not in the same store.")
+                }
+                return target.primaryKey
+            }
+            switch storage {
+            case .joinTable(let table, let selfColumn, let otherColumn, let orderColumn):
+                let existing = try Int64.fetchAll(
+                    db, sql: "SELECT \(otherColumn) FROM \(table) WHERE \(selfColumn) = ?", arguments: [id.primaryKey])
+                let wanted = Set(keys)
+                for key in existing where !wanted.contains(key) {
+                    try db.cachedStatement(sql: "DELETE FROM \(table) WHERE \(selfColumn) = ? AND \(otherColumn) = ?")
+                        .execute(arguments: [id.primaryKey, key])
+                }
+                let insert: String
+                if let orderColumn {
+                    insert = """
+                        INSERT INTO \(table) (\(selfColumn), \(otherColumn), \(orderColumn)) VALUES (?, ?, ?) \
+                        ON CONFLICT DO UPDATE SET \(orderColumn) = excluded.\(orderColumn)
+                        """
+                } else {
+                    insert = "INSERT INTO \(table) (\(selfColumn), \(otherColumn)) VALUES (?, ?) ON CONFLICT DO NOTHING"
+                }
+                let statement = try db.cachedStatement(sql: insert)
+                for (position, key) in keys.enumerated() {
+                    let arguments: StatementArguments =
+                        orderColumn == nil ? [id.primaryKey, key] : [id.primaryKey, key, Self.orderKey(at: position)]
+                    try statement.execute(arguments: arguments)
+                }
+            case .inverseForeignKey(_, let orderColumn?):
+                let statement = try db.cachedStatement(sql: "UPDATE \(destination.table) SET \(orderColumn) = ? WHERE Z_PK = ?")
+                for (position, key) in keys.enumerated() {
+                    try statement.execute(arguments: [Self.orderKey(at: position), key])
+                }
+            case .inverseForeignKey(_, nil):
+                continue
+            case .hiddenColumn(let column):
+                let existing = try Int64.fetchAll(
+                    db, sql: "SELECT Z_PK FROM \(destination.table) WHERE \(column) = ?", arguments: [id.primaryKey])
+                let wanted = Set(keys)
+                for key in existing where !wanted.contains(key) {
+                    try db.cachedStatement(sql: "UPDATE \(destination.table) SET \(column) = NULL WHERE Z_PK = ?")
+                        .execute(arguments: [key])
+                }
+                for key in keys {
+                    try db.cachedStatement(sql: "UPDATE \(destination.table) SET \(column) = ? WHERE Z_PK = ?")
+                        .execute(arguments: [id.primaryKey, key])
+                }
+            }
+        }
+    }
+}

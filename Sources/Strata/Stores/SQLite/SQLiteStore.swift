@@ -1,0 +1,210 @@
+import Foundation
+import GRDB
+
+/// The SQLite store, in Core Data's file layout (STORE-FORMAT §3): a store written by
+/// Apple's Core Data opens here, and a store written here has the schema Apple's would have.
+///
+/// The file is opened through GRDB in WAL mode (readers run beside the writer); a
+/// read-only store is opened without write access.
+final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
+    override var type: String { NSSQLiteStoreType }
+
+    private(set) var database: (any DatabaseWriter)?
+    private(set) var mapping: SQLiteStoreMapping?
+
+    override func open(model: NSManagedObjectModel) throws {
+        guard let url else { throw CoreDataError.make(NSPersistentStoreOpenError, "The SQLite store needs a URL.") }
+        let mapping = SQLiteStoreMapping(model: model)
+        let exists = try StoreFile.check(url, readOnly: isReadOnly)
+        if exists { try StoreFile.requireSQLiteHeader(url) }
+        let database = try StoreFile.translatingSQLiteErrors(url) { try openDatabase(at: url) }
+        do {
+            let existing = try database.read { db in try Self.readMetadata(db) }
+            if let existing {
+                var metadata = existing.metadata
+                try checkCompatibility(of: metadata, with: model)
+                metadata[NSStoreUUIDKey] = existing.uuid
+                metadata[NSStoreTypeKey] = NSSQLiteStoreType
+                self.identifier = existing.uuid
+                self.metadata = metadata
+            } else {
+                try createSchema(in: database, mapping: mapping, model: model)
+            }
+        } catch {
+            try? database.close()
+            throw error
+        }
+        self.database = database
+        self.mapping = mapping
+    }
+
+    override func close() {
+        try? database?.close()
+        database = nil
+    }
+
+    override func fetchSnapshots(_ plan: FetchPlan) throws -> [Snapshot] { try sqliteFetchSnapshots(plan) }
+    override func fetchObjectIDs(_ plan: FetchPlan) throws -> [NSManagedObjectID] { try sqliteFetchObjectIDs(plan) }
+    override func count(_ plan: FetchPlan) throws -> Int { try sqliteCount(plan) }
+    override func snapshot(for objectID: NSManagedObjectID) throws -> Snapshot? { try sqliteSnapshot(for: objectID) }
+    override func relatedObjectIDs(
+        of objectID: NSManagedObjectID, relationship: NSRelationshipDescription
+    ) throws -> [NSManagedObjectID] { try sqliteRelatedObjectIDs(of: objectID, relationship: relationship) }
+    override func allocatePermanentIDs(for entities: [NSEntityDescription]) throws -> [NSManagedObjectID] {
+        try sqliteAllocatePermanentIDs(for: entities)
+    }
+    override func save(_ request: StoreSaveRequest) throws -> StoreSaveResult { try sqliteSave(request) }
+
+    private func openDatabase(at url: URL) throws -> any DatabaseWriter {
+        var configuration = Configuration()
+        configuration.readonly = isReadOnly
+        configuration.busyMode = .timeout(10)
+        let pragmas = ((options?[NSSQLitePragmasOption] as? [String: Any]) ?? [:]).mapValues(Self.pragmaValue)
+        configuration.prepareDatabase { db in
+            SQLiteFunctions.register(in: db)
+            for (name, value) in pragmas where name.allSatisfy({ $0.isLetter || $0 == "_" }) {
+                try db.execute(sql: "PRAGMA \(name) = \(value)")
+            }
+        }
+        if isReadOnly { return try DatabaseQueue(path: url.path, configuration: configuration) }
+        if !FileManager.default.fileExists(atPath: url.path) {
+            // Incremental auto-vacuum (Core Data's `_NSAutoVacuumLevel` 2) must be chosen before
+            // the first page is written, which switching to WAL already does.
+            let creating = try DatabaseQueue(path: url.path)
+            try creating.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA auto_vacuum = 2")
+                try db.execute(sql: "PRAGMA journal_mode = WAL")
+            }
+            try creating.close()
+        }
+        return try DatabasePool(path: url.path, configuration: configuration)
+    }
+
+    private static func pragmaValue(_ value: Any) -> String {
+        if let number = value as? NSNumber { return number.stringValue }
+        let text = String(describing: value)
+        return text.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }) ? text : "''"
+    }
+
+    // MARK: Schema and metadata
+
+    private func createSchema(in database: any DatabaseWriter, mapping: SQLiteStoreMapping, model: NSManagedObjectModel) throws {
+        guard !isReadOnly else {
+            throw CoreDataError.make(
+                NSPersistentStoreOpenError, "The read-only store at \(url?.path ?? "?") has no Core Data schema.")
+        }
+        let uuid = UUID().uuidString
+        var metadata = Self.modelMetadata(for: model, type: NSSQLiteStoreType)
+        metadata["_NSAutoVacuumLevel"] = "2"
+        try database.writeWithoutTransaction { db in
+            let tables = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master WHERE type = 'table'") ?? 0
+            guard tables == 0 else {
+                throw CoreDataError.make(
+                    NSPersistentStoreIncompatibleSchemaError,
+                    "The SQLite file at \(self.url?.path ?? "?") is not a Core Data store (it has tables but no Z_METADATA).")
+            }
+            try db.inTransaction {
+                for statement in mapping.schema.createStatements + mapping.schema.primaryKeyInsertStatements {
+                    try db.execute(sql: statement)
+                }
+                try db.execute(
+                    sql: "INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)",
+                    arguments: [uuid, try Self.plistData(metadata)])
+                return .commit
+            }
+        }
+        metadata[NSStoreUUIDKey] = uuid
+        identifier = uuid
+        self.metadata = metadata
+    }
+
+    static func plistData(_ metadata: [String: Any]) throws -> Data {
+        var stored = metadata
+        stored[NSStoreUUIDKey] = nil
+        return try PropertyListSerialization.data(fromPropertyList: stored, format: .binary, options: 0)
+    }
+
+    /// Z_METADATA's UUID and plist, or `nil` when the file has no Core Data schema yet.
+    static func readMetadata(_ db: Database) throws -> (uuid: String, metadata: [String: Any])? {
+        guard try db.tableExists("Z_METADATA") else { return nil }
+        guard
+            let row = try Row.fetchOne(db, sql: "SELECT Z_UUID, Z_PLIST FROM Z_METADATA WHERE Z_VERSION = 1")
+                ?? Row.fetchOne(db, sql: "SELECT Z_UUID, Z_PLIST FROM Z_METADATA")
+        else { return nil }
+        let uuid: String = row["Z_UUID"] ?? ""
+        var metadata: [String: Any] = [:]
+        if let data: Data = row["Z_PLIST"],
+            let plist = try? PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+        {
+            for (key, value) in (plist as? [AnyHashable: Any]) ?? [:] {
+                if let key = key as? String { metadata[key] = value }
+            }
+        }
+        return (uuid, metadata)
+    }
+
+    /// The metadata of the SQLite store at the URL, read without adding it to a coordinator.
+    static func readMetadata(at url: URL) throws -> [String: Any] {
+        guard try StoreFile.check(url, readOnly: true) else {
+            throw CoreDataError.make(
+                NSFileReadNoSuchFileError, "There is no store at \(url.path).", userInfo: [NSURLErrorKey: url])
+        }
+        try StoreFile.requireSQLiteHeader(url)
+        return try StoreFile.translatingSQLiteErrors(url) {
+            var configuration = Configuration()
+            configuration.readonly = true
+            let queue = try DatabaseQueue(path: url.path, configuration: configuration)
+            defer { try? queue.close() }
+            guard let found = try queue.read({ try readMetadata($0) }) else {
+                throw CoreDataError.make(
+                    NSPersistentStoreIncompatibleSchemaError, "The SQLite file at \(url.path) is not a Core Data store.")
+            }
+            var metadata = found.metadata
+            metadata[NSStoreUUIDKey] = found.uuid
+            metadata[NSStoreTypeKey] = NSSQLiteStoreType
+            return metadata
+        }
+    }
+
+    override func saveMetadata() throws {
+        guard let database else { return }
+        let data = try Self.plistData(metadata ?? [:])
+        try database.write { db in try self.writeMetadata(data, in: db) }
+    }
+
+    func writeMetadata(_ data: Data, in db: Database) throws {
+        try db.execute(sql: "UPDATE Z_METADATA SET Z_PLIST = ? WHERE Z_VERSION = 1", arguments: [data])
+        metadataNeedsSaving = false
+    }
+
+    /// The store's connection, or an error when the store was removed.
+    func openDatabase() throws -> (any DatabaseWriter, SQLiteStoreMapping) {
+        guard let database, let mapping else {
+            throw CoreDataError.make(NSPersistentStoreOperationError, "The store at \(url?.path ?? "?") is closed.")
+        }
+        return (database, mapping)
+    }
+
+    /// The folder beside the store for large binary values: `.<name>_SUPPORT/_EXTERNAL_DATA`.
+    var externalDataDirectory: URL? {
+        guard let url else { return nil }
+        return url.deletingLastPathComponent()
+            .appendingPathComponent(".\(url.lastPathComponent)_SUPPORT", isDirectory: true)
+            .appendingPathComponent("_EXTERNAL_DATA", isDirectory: true)
+    }
+
+    func externalData(_ identifier: String) -> Data? {
+        guard let directory = externalDataDirectory, !identifier.contains("/") else { return nil }
+        return try? Data(contentsOf: directory.appendingPathComponent(identifier))
+    }
+}
+
+/// SQL functions Core Data's own triggers call. A connection writing to a store made by
+/// Apple with derived attributes needs them, or its INSERTs and UPDATEs fail.
+enum SQLiteFunctions {
+    static func register(in db: Database) {
+        for name in ["NSCoreDataDATriggerUpdatedAffectedObjectValue", "NSCoreDataDATriggerInsertUpdatedAffectedObjectValue"] {
+            db.add(function: DatabaseFunction(name, pure: false) { _ in nil })
+        }
+    }
+}

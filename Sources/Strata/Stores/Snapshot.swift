@@ -1,0 +1,83 @@
+import Foundation
+
+/// The committed values of one row: what a store returns for an object and what the
+/// coordinator's row cache holds. Immutable, shared between contexts and threads.
+///
+/// `values` follows the layout of the object's entity (`EntityLayout`): attribute values
+/// as Swift values, to-one destinations as `NSManagedObjectID?`, to-many destinations as
+/// `[NSManagedObjectID]` in order when the store supplies them, or `nil` when they are
+/// loaded on demand.
+final class Snapshot: @unchecked Sendable {
+    let objectID: NSManagedObjectID
+    /// The row's optimistic-locking version (`Z_OPT`).
+    let version: Int64
+    let values: [Any?]
+
+    init(objectID: NSManagedObjectID, version: Int64, values: [Any?]) {
+        self.objectID = objectID
+        self.version = version
+        self.values = values
+    }
+}
+
+/// What a store is asked to fetch: the objects of an entity, ordered and paged.
+struct FetchPlan {
+    struct SortKey {
+        var key: String
+        var ascending: Bool
+    }
+
+    var entity: NSEntityDescription
+    var includesSubentities: Bool
+    var sortKeys: [SortKey]
+    var limit: Int
+    var offset: Int
+
+    /// The concrete entities whose rows match.
+    var entities: [NSEntityDescription] {
+        (includesSubentities ? entity.selfAndDescendants : [entity]).filter { !$0.isAbstract || $0 === entity }
+    }
+}
+
+/// One object's part of a save, as a store receives it.
+struct RowChange {
+    var objectID: NSManagedObjectID
+    /// Values in the entity's layout, in store form (`Snapshot.values`, with every to-many
+    /// that changed given in full).
+    var values: [Any?]
+    /// Positions of the properties to write (all stored properties for an insert).
+    var changed: [Int]
+    /// The version the context last saw (`Z_OPT`); 0 for an insert.
+    var expectedVersion: Int64
+}
+
+/// Everything one store must write in one save, in one transaction.
+struct StoreSaveRequest {
+    var inserts: [RowChange] = []
+    var updates: [RowChange] = []
+    var deletes: [RowChange] = []
+
+    var isEmpty: Bool { inserts.isEmpty && updates.isEmpty && deletes.isEmpty }
+}
+
+/// What a store reports back from a save.
+struct StoreSaveResult {
+    /// The permanent ID of each inserted object, by its temporary ID.
+    var permanentIDs: [NSManagedObjectID: NSManagedObjectID] = [:]
+    /// The new snapshots of inserted and updated rows, by permanent ID.
+    var snapshots: [NSManagedObjectID: Snapshot] = [:]
+}
+
+/// A row whose version in the store is not the one the context last saw.
+struct VersionConflict: Sendable {
+    var objectID: NSManagedObjectID
+    var expectedVersion: Int64
+    /// The store's version, 0 when the row was deleted.
+    var storedVersion: Int64
+    var storedSnapshot: Snapshot?
+}
+
+/// Thrown by a store when optimistic locking fails; nothing of the save was written.
+struct VersionConflictError: Error {
+    var conflicts: [VersionConflict]
+}
