@@ -20,6 +20,20 @@ enum BuildProducts {
     /// The directory of compiled modules, for `-I`.
     static var modules: URL? { directory?.appendingPathComponent("Modules") }
 
+    /// `-I` paths for compiling against Strata: its modules, and the C module of SQLite that
+    /// Strata's dependency GRDB brings (SwiftPM passes it to every client; a bare `swiftc`
+    /// needs it named).
+    static var includePaths: [String] {
+        guard let modules else { return [] }
+        var paths = ["-I", modules.path]
+        let build = modules.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let sqlite = build.appendingPathComponent("checkouts/GRDB.swift/Sources/GRDBSQLite")
+        if FileManager.default.fileExists(atPath: sqlite.appendingPathComponent("module.modulemap").path) {
+            paths += ["-I", sqlite.path]
+        }
+        return paths
+    }
+
     private static func product(_ name: String) -> URL? {
         guard let url = directory?.appendingPathComponent(name), FileManager.default.isExecutableFile(atPath: url.path) else {
             return nil

@@ -52,7 +52,7 @@ struct CorpusGenerationTests {
 
     @Test("generated corpus code type-checks against Strata", arguments: generatingModels)
     func typeChecks(model url: URL) throws {
-        guard let modules = BuildProducts.modules, let plugin = BuildProducts.macroPlugin else {
+        guard BuildProducts.modules != nil, let plugin = BuildProducts.macroPlugin else {
             print("NOTICE: build products not found beside the test runner; type-checking skipped")
             return
         }
@@ -65,9 +65,9 @@ struct CorpusGenerationTests {
             let result = try ProcessResult.run(
                 URL(fileURLWithPath: "/usr/bin/env"),
                 [
-                    "swiftc", "-typecheck", "-swift-version", languageMode, "-I", modules.path,
+                    "swiftc", "-typecheck", "-swift-version", languageMode,
                     "-load-plugin-executable", plugin.path + "#StrataMacros", file.path,
-                ]
+                ] + BuildProducts.includePaths
             )
             #expect(result.status == 0, "Swift \(languageMode): \(result.error)")
         }

@@ -60,6 +60,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     var eventRefreshed = ObjectSet()
     /// Deleted objects whose delete rules have not run yet.
     var pendingDeletes: [NSManagedObject] = []
+    /// Deleted objects that were never saved: they leave the context once their delete rules ran.
+    var unsavedDeletes = ObjectSet()
     /// Stores chosen with `assign(_:to:)` for inserted objects.
     var assignments: [NSManagedObjectID: NSPersistentStore] = [:]
 
@@ -187,17 +189,21 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     }
 
     /// Marks an object for deletion at the next save. Its delete rules run the next time
-    /// pending changes are processed.
+    /// pending changes are processed. An object inserted and never saved is simply removed
+    /// from the context then.
     open func delete(_ object: NSManagedObject) {
         guard object.managedObjectContext === self, !deleted.contains(object) else { return }
         object.fireFault()
-        inserted.remove(object)
-        eventInserted.remove(object)
         updated.remove(object)
         eventUpdated.remove(object)
         deleted.insert(object)
         eventDeleted.insert(object)
         pendingDeletes.append(object)
+        if inserted.contains(object) {
+            inserted.remove(object)
+            eventInserted.remove(object)
+            unsavedDeletes.insert(object)
+        }
     }
 
     /// Chooses the store an inserted object is saved to.
@@ -291,6 +297,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         eventDeleted.removeAll()
         eventRefreshed.removeAll()
         pendingDeletes.removeAll()
+        unsavedDeletes.removeAll()
         assignments.removeAll()
     }
 }

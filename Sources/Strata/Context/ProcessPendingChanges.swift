@@ -7,7 +7,20 @@ extension NSManagedObjectContext {
     /// `NSManagedObjectContextObjectsDidChange` for the changes since then.
     public func processPendingChanges() {
         propagateDeletes()
+        forgetUnsavedDeletes()
         postObjectsDidChange()
+    }
+
+    /// Objects inserted and deleted before any save leave the context: there is nothing to
+    /// delete in the store.
+    private func forgetUnsavedDeletes() {
+        for object in unsavedDeletes.objects where deleted.contains(object) {
+            deleted.remove(object)
+            eventDeleted.remove(object)
+            unregister(object)
+            object.managedObjectContext = nil
+        }
+        unsavedDeletes.removeAll()
     }
 
     /// Applies each deleted object's delete rules (STORE-FORMAT §6.2): Nullify removes the

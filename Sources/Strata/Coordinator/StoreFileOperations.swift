@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+internal import GRDB
 
 /// Moving, copying and removing whole stores: `migratePersistentStore`,
 /// `replacePersistentStore` and `destroyPersistentStore`.

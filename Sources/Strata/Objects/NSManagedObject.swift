@@ -162,9 +162,11 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
         return result
     }
 
+    /// The persistent properties among the positions, with their current values (Core Data
+    /// leaves transient properties out of `changedValues()`).
     private func dictionary(of indexes: Set<Int>) -> [String: Any] {
         var result: [String: Any] = [:]
-        for index in indexes.sorted() {
+        for index in indexes.sorted() where !layout.properties[index].isTransient {
             result[layout.properties[index].name] = primitiveValue(at: index) ?? NSNull()
         }
         return result

@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+internal import GRDB
 
 /// Checks on a store's file before it is opened, so that a missing folder, a folder that
 /// cannot be written, or a file that is not a store gets a clear error and the file is left

@@ -148,4 +148,13 @@ struct SQLiteStoreMapping {
 
     func mapping(for entity: NSEntityDescription) -> SQLiteEntityMapping? { byEntity[ObjectIdentifier(entity)] }
     func mapping(number: Int) -> SQLiteEntityMapping? { byNumber[number] }
+
+    /// The mapping of a row of `expected`'s table whose `Z_ENT` is `number`: the entity
+    /// with that number when it lives in that table, otherwise `expected` itself. Core Data
+    /// does not read `Z_ENT` of tables that hold one entity, and real stores have rows whose
+    /// `Z_ENT` names an entity of another table there.
+    func mapping(number: Int?, rowOf expected: SQLiteEntityMapping) -> SQLiteEntityMapping {
+        guard let number, let found = byNumber[number], found.table == expected.table else { return expected }
+        return found
+    }
 }

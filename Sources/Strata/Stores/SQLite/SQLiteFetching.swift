@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+internal import GRDB
 
 /// Reading rows: fetches, single rows for faults, and the destinations of to-many
 /// relationships. Every value is a bound parameter; table and column names come from the
@@ -14,7 +14,7 @@ extension SQLiteStore {
             let cursor = try Row.fetchCursor(db, sql: sql, arguments: arguments)
             var snapshots: [Snapshot] = []
             while let row = try cursor.next() {
-                if let snapshot = decode(row, mapping: mapping) { snapshots.append(snapshot) }
+                snapshots.append(decode(row, mapping: mapping, expected: root))
             }
             return snapshots
         }
@@ -22,14 +22,15 @@ extension SQLiteStore {
 
     func sqliteFetchObjectIDs(_ plan: FetchPlan) throws -> [NSManagedObjectID] {
         let (database, mapping) = try openDatabase()
+        guard let expected = mapping.mapping(for: plan.entity) else { return [] }
         let (sql, arguments) = try selectSQL(columns: ["Z_PK", "Z_ENT"], plan: plan, mapping: mapping)
         return try database.read { db in
             let cursor = try Row.fetchCursor(db, sql: sql, arguments: arguments)
             var ids: [NSManagedObjectID] = []
             while let row = try cursor.next() {
                 let key: Int64 = row[0]
-                let number: Int = row[1]
-                if let entity = mapping.mapping(number: number)?.entity { ids.append(objectID(entity: entity, primaryKey: key)) }
+                let entity = mapping.mapping(number: row[1], rowOf: expected).entity
+                ids.append(objectID(entity: entity, primaryKey: key))
             }
             return ids
         }
@@ -49,7 +50,7 @@ extension SQLiteStore {
         let columns = mapping.selectColumns[entity.table] ?? ["Z_PK", "Z_ENT", "Z_OPT"]
         let sql = "SELECT \(columns.joined(separator: ", ")) FROM \(entity.table) WHERE Z_PK = ?"
         return try database.read { db in
-            try Row.fetchOne(db, sql: sql, arguments: [objectID.primaryKey]).flatMap { decode($0, mapping: mapping) }
+            try Row.fetchOne(db, sql: sql, arguments: [objectID.primaryKey]).map { decode($0, mapping: mapping, expected: entity) }
         }
     }
 
@@ -79,9 +80,8 @@ extension SQLiteStore {
         }
         return try database.read { db in
             let rows = try Row.fetchAll(db, sql: sql, arguments: [objectID.primaryKey])
-            return rows.compactMap { row in
-                let number: Int = row[1]
-                return mapping.mapping(number: number).map { self.objectID(entity: $0.entity, primaryKey: row[0]) }
+            return rows.map { row in
+                self.objectID(entity: mapping.mapping(number: row[1], rowOf: destination).entity, primaryKey: row[0])
             }
         }
     }
@@ -92,6 +92,8 @@ extension SQLiteStore {
         guard let root = mapping.mapping(for: plan.entity) else { return nil }
         let numbers = plan.entities.compactMap { mapping.mapping(for: $0)?.number }
         let inTable = plan.entity.rootEntity.selfAndDescendants.count
+        // A table of one entity is read without looking at Z_ENT, as Core Data reads it.
+        if inTable == 1 { return nil }
         if plan.includesSubentities && plan.entity.superentity == nil && numbers.count == inTable { return nil }
         if numbers.count == 1 { return "Z_ENT = \(numbers[0])" }
         if numbers.isEmpty { return "Z_ENT = \(root.number)" }
@@ -130,26 +132,25 @@ extension SQLiteStore {
         return (sql, arguments)
     }
 
-    /// A row of a `SELECT` of its table's `selectColumns` as a snapshot.
-    func decode(_ row: Row, mapping: SQLiteStoreMapping) -> Snapshot? {
+    /// A row of a `SELECT` of its table's `selectColumns` as a snapshot; the row's entity
+    /// is its `Z_ENT`'s when that entity lives in the table of `expected`.
+    func decode(_ row: Row, mapping: SQLiteStoreMapping, expected: SQLiteEntityMapping) -> Snapshot {
         let key: Int64 = row[0]
-        let number: Int = row[1]
         let version: Int64 = row[2] ?? 1
-        guard let entityMapping = mapping.mapping(number: number) else { return nil }
+        let entityMapping = mapping.mapping(number: row[1], rowOf: expected)
         let entity = entityMapping.entity
         var values = [Any?](repeating: nil, count: entity.layout.properties.count)
-        for column in mapping.readPlan(number: number) {
+        for column in mapping.readPlan(number: entityMapping.number) {
             let value: DatabaseValue = row[column.position]
             switch column.binding {
             case .attribute(let attribute):
                 values[column.index] = SQLiteValueCodec.decode(value, attribute: attribute, externalData: externalData)
             case .toOne(let relationship, _):
                 guard case .int64(let destinationKey) = value.storage else { continue }
-                var destination = relationship.destinationEntity
-                if let position = column.entityPosition, let number = Int.fromDatabaseValue(row[position]) {
-                    destination = mapping.mapping(number: number)?.entity ?? destination
-                }
-                if let destination { values[column.index] = objectID(entity: destination, primaryKey: destinationKey) }
+                guard let declared = relationship.destinationEntity.flatMap({ mapping.mapping(for: $0) }) else { continue }
+                let number = column.entityPosition.flatMap { Int.fromDatabaseValue(row[$0]) }
+                let destination = mapping.mapping(number: number, rowOf: declared).entity
+                values[column.index] = objectID(entity: destination, primaryKey: destinationKey)
             }
         }
         return Snapshot(objectID: objectID(entity: entity, primaryKey: key), version: version, values: values)

@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+internal import GRDB
 
 /// Writing a save: one transaction that allocates primary keys, inserts, updates with
 /// optimistic locking (`… WHERE Z_PK = ? AND Z_OPT = ?`), writes to-many relationships
@@ -29,7 +29,11 @@ extension SQLiteStore {
         }
         var next: [Int: Int64] = [:]
         for (root, count) in needed {
-            let current = try Int64.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", arguments: [root]) ?? 0
+            // Z_MAX, or the largest key in use when a store's Z_MAX fell behind its rows.
+            let table = mapping.mapping(number: root)?.table ?? ""
+            let recorded = try Int64.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", arguments: [root]) ?? 0
+            let used = try Int64.fetchOne(db, sql: "SELECT max(Z_PK) FROM \(table)") ?? 0
+            let current = max(recorded, used)
             try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", arguments: [current + count, root])
             next[root] = current + 1
         }
@@ -181,7 +185,7 @@ extension SQLiteStore {
         let row = try Row.fetchOne(
             db, sql: "SELECT \(columns.joined(separator: ", ")) FROM \(entity.table) WHERE Z_PK = ?",
             arguments: [change.objectID.primaryKey])
-        let stored = row.flatMap { decode($0, mapping: mapping) }
+        let stored = row.map { decode($0, mapping: mapping, expected: entity) }
         return VersionConflict(
             objectID: change.objectID, expectedVersion: change.expectedVersion, storedVersion: stored?.version ?? 0,
             storedSnapshot: stored)

@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+internal import GRDB
 
 /// The SQLite store, in Core Data's file layout (STORE-FORMAT §3): a store written by
 /// Apple's Core Data opens here, and a store written here has the schema Apple's would have.

@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+internal import GRDB
 
 /// Attribute values to and from the column values of Core Data's SQLite layout
 /// (STORE-FORMAT §1.3): dates as seconds since 2001-01-01, UUIDs as 16-byte blobs, URIs as
@@ -59,7 +59,7 @@ enum SQLiteValueCodec {
         case .stringAttributeType: text
         case .URIAttributeType: URL(string: text)
         case .UUIDAttributeType: UUID(uuidString: text)
-        case .decimalAttributeType: Decimal(string: text)
+        case .decimalAttributeType: text == "NaN" ? Decimal.nan : Decimal(string: text)
         case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .booleanAttributeType:
             Int64(text).flatMap { fromInteger($0, type: type) }
         case .doubleAttributeType, .floatAttributeType, .dateAttributeType:

@@ -1,0 +1,155 @@
+import Foundation
+import Testing
+
+@testable import Strata
+
+extension ObjectGraphTests {
+    /// Optimistic locking: a context saving changes to an object that another context changed
+    /// and saved since it was fetched gets a merge conflict (with the default error policy).
+    @Suite struct OptimisticLockingTests {
+        private let scratch = ScratchDirectory()
+        private let model = libraryModel()
+        private var url: URL { scratch.file("library.sqlite") }
+
+        /// Saves a novel titled "Original" and returns its ID.
+        private func savedNovelID(in stack: Stack) throws -> NSManagedObjectID {
+            let context = stack.newContext()
+            return try context.performAndWait {
+                let novel = Novel(context: context)
+                novel.title = "Original"
+                try context.save()
+                return novel.objectID
+            }
+        }
+
+        /// The novel with this ID in the context, with its values loaded.
+        private func loadedNovel(_ id: NSManagedObjectID, in context: NSManagedObjectContext) throws -> Novel {
+            try context.performAndWait {
+                let novel = try #require(try context.existingObject(with: id) as? Novel)
+                #expect(novel.title == "Original")
+                return novel
+            }
+        }
+
+        @Test func theSecondOfTwoStaleSavesFailsWithAMergeConflict() throws {
+            let stack = try Stack(model, at: url)
+            let id = try savedNovelID(in: stack)
+            let first = stack.newContext()
+            let second = stack.newContext()
+            let firstNovel = try loadedNovel(id, in: first)
+            let secondNovel = try loadedNovel(id, in: second)
+
+            try first.performAndWait {
+                firstNovel.title = "First"
+                try first.save()
+            }
+            try second.performAndWait {
+                secondNovel.title = "Second"
+                let error = try #require(throws: (any Error).self) { try second.save() } as NSError
+                #expect(error.domain == NSCocoaErrorDomain)
+                #expect(error.code == 133020)  // NSManagedObjectMergeError
+                let conflicts = try #require(error.userInfo["conflictList"] as? [NSMergeConflict])
+                #expect(conflicts.count == 1)
+                #expect(conflicts.first?.sourceObject === secondNovel)
+                #expect(secondNovel.title == "Second")
+                #expect(second.hasChanges)
+            }
+            try stack.close()
+
+            let reopened = try Stack(model, at: url)
+            let reader = reopened.newContext()
+            let titles = try reader.performAndWait { try fetchAll(Novel.self, "Novel", in: reader).compactMap(\.title) }
+            #expect(titles == ["First"])
+        }
+
+        @Test func aFailedSaveWritesNoneOfItsChanges() throws {
+            let stack = try Stack(model, at: url)
+            let id = try savedNovelID(in: stack)
+            let first = stack.newContext()
+            let second = stack.newContext()
+            let firstNovel = try loadedNovel(id, in: first)
+            let secondNovel = try loadedNovel(id, in: second)
+
+            try first.performAndWait {
+                firstNovel.title = "First"
+                try first.save()
+            }
+            second.performAndWait {
+                secondNovel.title = "Second"
+                let author = Author(context: second)
+                author.name = "Inserted in the failing save"
+                #expect(throws: (any Error).self) { try second.save() }
+            }
+            try stack.close()
+
+            let reopened = try Stack(model, at: url)
+            let reader = reopened.newContext()
+            let (authors, titles) = try reader.performAndWait {
+                (
+                    try fetchAll(Author.self, "Author", in: reader).count,
+                    try fetchAll(Novel.self, "Novel", in: reader).map(\.title)
+                )
+            }
+            #expect(authors == 0)
+            #expect(titles == ["First"])
+        }
+
+        @Test func changesToDifferentObjectsDoNotConflict() throws {
+            let stack = try Stack(model, at: url)
+            let id = try savedNovelID(in: stack)
+            let first = stack.newContext()
+            let second = stack.newContext()
+            let firstNovel = try loadedNovel(id, in: first)
+            try first.performAndWait {
+                firstNovel.title = "First"
+                try first.save()
+            }
+            try second.performAndWait {
+                let author = Author(context: second)
+                author.name = "Frank Herbert"
+                try second.save()
+                #expect(!second.hasChanges)
+            }
+            let reader = stack.newContext()
+            let (titles, names) = try reader.performAndWait {
+                (
+                    try fetchAll(Novel.self, "Novel", in: reader).map(\.title),
+                    try fetchAll(Author.self, "Author", in: reader).map(\.name)
+                )
+            }
+            #expect(titles == ["First"])
+            #expect(names == ["Frank Herbert"])
+        }
+
+        @Test func refreshingTheStaleObjectLetsItsChangesBeSaved() throws {
+            let stack = try Stack(model, at: url)
+            let id = try savedNovelID(in: stack)
+            let first = stack.newContext()
+            let second = stack.newContext()
+            let firstNovel = try loadedNovel(id, in: first)
+            let secondNovel = try loadedNovel(id, in: second)
+
+            try first.performAndWait {
+                firstNovel.title = "First"
+                firstNovel.year = 1965
+                try first.save()
+            }
+            try second.performAndWait {
+                secondNovel.title = "Second"
+                second.refresh(secondNovel, mergeChanges: true)
+                #expect(secondNovel.title == "Second")
+                #expect(secondNovel.year == 1965)
+                try second.save()
+            }
+            try stack.close()
+
+            let reopened = try Stack(model, at: url)
+            let reader = reopened.newContext()
+            try reader.performAndWait {
+                let novel = try #require(try fetchAll(Novel.self, "Novel", in: reader).first)
+                #expect(novel.title == "Second")
+                #expect(novel.year == 1965)
+            }
+        }
+    }
+}
