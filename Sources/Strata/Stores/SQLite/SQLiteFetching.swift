@@ -50,7 +50,9 @@ extension SQLiteStore {
         let columns = mapping.selectColumns[entity.table] ?? ["Z_PK", "Z_ENT", "Z_OPT"]
         let sql = "SELECT \(columns.joined(separator: ", ")) FROM \(entity.table) WHERE Z_PK = ?"
         return try database.read { db in
-            try Row.fetchOne(db, sql: sql, arguments: [objectID.primaryKey]).map { decode($0, mapping: mapping, expected: entity) }
+            try Row.fetchOne(db, sql: sql, arguments: [objectID.primaryKey]).map {
+                decode($0, mapping: mapping, expected: entity)
+            }
         }
     }
 
