@@ -23,8 +23,25 @@ final class Snapshot: @unchecked Sendable {
 /// What a store is asked to fetch: the objects of an entity, ordered and paged.
 struct FetchPlan {
     struct SortKey {
+        /// A property name or a key path through to-one relationships (`author.name`).
         var key: String
         var ascending: Bool
+        var comparison: SortComparison = .compare
+    }
+
+    /// How a sort key's values compare: the selectors Core Data accepts in sort descriptors.
+    enum SortComparison: String, Sendable {
+        /// `compare:`: numbers by value, strings by their Unicode scalars.
+        case compare = "compare:"
+        /// `caseInsensitiveCompare:`.
+        case caseInsensitiveCompare = "caseInsensitiveCompare:"
+        /// `localizedCompare:`.
+        case localizedCompare = "localizedCompare:"
+        /// `localizedCaseInsensitiveCompare:`.
+        case localizedCaseInsensitiveCompare = "localizedCaseInsensitiveCompare:"
+        /// `localizedStandardCompare:` (Finder order: case- and diacritic-insensitive, with
+        /// numbers in strings compared by value).
+        case localizedStandardCompare = "localizedStandardCompare:"
     }
 
     var entity: NSEntityDescription
@@ -32,6 +49,8 @@ struct FetchPlan {
     var sortKeys: [SortKey]
     var limit: Int
     var offset: Int
+    /// The filter, with its variables already substituted; `nil` for all objects.
+    var predicate: PredicateNode? = nil
 
     /// The concrete entities whose rows match.
     var entities: [NSEntityDescription] {
