@@ -37,13 +37,17 @@ private struct StoreSchema {
     }
 }
 
+/// The schema of a new store that Strata's SQLite store creates for the model (through the
+/// coordinator, as an app creates it).
 private func strataSchema(_ model: NSManagedObjectModel) throws -> StoreSchema {
-    let schema = SQLiteSchema(model: model)
-    let queue = try DatabaseQueue()
-    return try queue.write { db in
-        for statement in schema.createStatements + schema.primaryKeyInsertStatements { try db.execute(sql: statement) }
-        return try StoreSchema(db)
-    }
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-schema-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let url = directory.appendingPathComponent("New.sqlite")
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+    let store = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url)
+    try coordinator.remove(store)
+    return try DatabaseQueue(path: url.path).read { try StoreSchema($0) }
 }
 
 /// The model that wrote each corpus store: PAIRS.tsv's best match, except Bookmarks_V2.
