@@ -17,6 +17,12 @@ protocol ObjectStore: AnyObject {
     func relatedObjectIDs(
         of objectID: NSManagedObjectID, relationship: NSRelationshipDescription
     ) throws -> [NSManagedObjectID]
+    /// The committed values of several objects, read together (missing rows are left out).
+    func snapshots(for objectIDs: [NSManagedObjectID]) throws -> [Snapshot]
+    /// The destinations of a to-many relationship of several objects, read together.
+    func relatedObjectIDs(
+        of objectIDs: [NSManagedObjectID], relationship: NSRelationshipDescription
+    ) throws -> [NSManagedObjectID: [NSManagedObjectID]]
     /// Permanent IDs for new objects of the given entities, in the given stores (or the
     /// first store that holds each entity).
     func obtainPermanentIDs(

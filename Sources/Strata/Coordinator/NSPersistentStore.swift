@@ -116,6 +116,19 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
     func relatedObjectIDs(
         of objectID: NSManagedObjectID, relationship: NSRelationshipDescription
     ) throws -> [NSManagedObjectID] { throw unsupported("relationship fault") }
+    /// Several rows at once; stores override this to read them in one query.
+    func snapshots(for objectIDs: [NSManagedObjectID]) throws -> [Snapshot] {
+        try objectIDs.compactMap { try snapshot(for: $0) }
+    }
+    /// A to-many relationship of several objects at once; stores override this to read
+    /// them in one query.
+    func relatedObjectIDs(
+        of objectIDs: [NSManagedObjectID], relationship: NSRelationshipDescription
+    ) throws -> [NSManagedObjectID: [NSManagedObjectID]] {
+        var result: [NSManagedObjectID: [NSManagedObjectID]] = [:]
+        for id in objectIDs { result[id] = try relatedObjectIDs(of: id, relationship: relationship) }
+        return result
+    }
     func allocatePermanentIDs(for entities: [NSEntityDescription]) throws -> [NSManagedObjectID] {
         throw unsupported("permanent IDs")
     }

@@ -230,6 +230,39 @@ open class NSPersistentStoreCoordinator: NSObject, ObjectStore, @unchecked Senda
         return try store.relatedObjectIDs(of: objectID, relationship: relationship)
     }
 
+    func snapshots(for objectIDs: [NSManagedObjectID]) throws -> [Snapshot] {
+        var found: [Snapshot] = []
+        var missing: [ObjectIdentifier: (store: NSPersistentStore, ids: [NSManagedObjectID])] = [:]
+        for id in objectIDs {
+            if let cached = rowCache.snapshot(for: id) {
+                found.append(cached)
+            } else if let store = id.persistentStore, store.persistentStoreCoordinator === self {
+                missing[ObjectIdentifier(store), default: (store, [])].ids.append(id)
+            }
+        }
+        for (_, group) in missing {
+            let loaded = try group.store.snapshots(for: group.ids)
+            rowCache.store(loaded)
+            found += loaded
+        }
+        return found
+    }
+
+    func relatedObjectIDs(
+        of objectIDs: [NSManagedObjectID], relationship: NSRelationshipDescription
+    ) throws -> [NSManagedObjectID: [NSManagedObjectID]] {
+        var result: [NSManagedObjectID: [NSManagedObjectID]] = [:]
+        var byStore: [ObjectIdentifier: (store: NSPersistentStore, ids: [NSManagedObjectID])] = [:]
+        for id in objectIDs {
+            guard let store = id.persistentStore, store.persistentStoreCoordinator === self else { continue }
+            byStore[ObjectIdentifier(store), default: (store, [])].ids.append(id)
+        }
+        for (_, group) in byStore {
+            result.merge(try group.store.relatedObjectIDs(of: group.ids, relationship: relationship)) { a, _ in a }
+        }
+        return result
+    }
+
     func obtainPermanentIDs(
         for objects: [(entity: NSEntityDescription, store: NSPersistentStore?)]
     ) throws -> [NSManagedObjectID] {

@@ -41,8 +41,16 @@ open class NSFetchRequest<ResultType>: NSPersistentStoreRequest, NSCopying, @unc
     public var entity: NSEntityDescription? {
         didSet { if let entity { entityName = entity.name } }
     }
-    /// The filter as a format string, as a model's fetch request template states it.
+    /// The filter: only objects for which it holds are fetched.
+    public var predicate: NSPredicate?
+    /// The filter as a format string, as a model's fetch request template states it; used
+    /// when `predicate` is nil. (A Strata addition.)
     public var predicateFormat: String?
+    /// The properties that group dictionary results (`propertiesToFetch` then holds the
+    /// grouped properties and aggregate `NSExpressionDescription`s).
+    public var propertiesToGroupBy: [Any]?
+    /// A filter on the groups of a grouped dictionary fetch.
+    public var havingPredicate: NSPredicate?
     /// The order of the results: the first descriptor decides, the next ones break ties.
     public var sortDescriptors: [NSSortDescriptor]?
     /// The stores to search; all stores of the coordinator when `nil`.
@@ -81,6 +89,7 @@ open class NSFetchRequest<ResultType>: NSPersistentStoreRequest, NSCopying, @unc
     open override func isEqual(_ object: Any?) -> Bool {
         guard let other = object as? NSFetchRequest<ResultType> else { return false }
         return entityName == other.entityName && predicateFormat == other.predicateFormat
+            && predicate == other.predicate
             && fetchLimit == other.fetchLimit && fetchOffset == other.fetchOffset
             && fetchBatchSize == other.fetchBatchSize && resultType == other.resultType
             && includesSubentities == other.includesSubentities
@@ -108,12 +117,15 @@ open class NSFetchRequest<ResultType>: NSPersistentStoreRequest, NSCopying, @unc
         copy.propertiesToFetch = propertiesToFetch
         copy.relationshipKeyPathsForPrefetching = relationshipKeyPathsForPrefetching
         copy.sortDescriptors = sortDescriptors
+        copy.predicate = predicate
+        copy.propertiesToGroupBy = propertiesToGroupBy
+        copy.havingPredicate = havingPredicate
         copy.affectedStores = affectedStores
         return copy
     }
 
     open override var description: String {
-        "<NSFetchRequest: entity: \(entityName ?? "nil"); predicate: (\(predicateFormat ?? "null")); "
+        "<NSFetchRequest: entity: \(entityName ?? "nil"); predicate: (\(predicate?.predicateFormat ?? predicateFormat ?? "null")); "
             + "fetchLimit: \(fetchLimit); resultType: \(resultType.rawValue)>"
     }
 }

@@ -1,46 +1,74 @@
 import Foundation
 
+#if !canImport(Darwin)
+    /// The name of a comparison method, as sort descriptors name theirs
+    /// (`Selector("localizedStandardCompare:")`). Linux has no Objective-C selectors, so
+    /// `#selector(…)` is not available; the name is written as a string.
+    public struct Selector: Hashable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
+        public let name: String
+        public init(_ name: String) { self.name = name }
+        public init(stringLiteral name: String) { self.name = name }
+        public var description: String { name }
+    }
+#endif
+
 /// `NSSortDescriptor(key:ascending:)`, as Core Data code writes sort descriptors.
 ///
 /// Foundation on Linux has `NSSortDescriptor` with key-path initialisers only. Strata adds
-/// Apple's key-based initialiser to Foundation's own class (declaring a second class of the
+/// Apple's key-based initialisers to Foundation's own class (declaring a second class of the
 /// same name would make `[NSSortDescriptor]` ambiguous in files that import both modules),
 /// and keeps the key beside the descriptor.
 extension NSSortDescriptor {
     /// A descriptor that orders by the value of `key` (a property name or key path).
     public convenience init(key: String?, ascending: Bool) {
         self.init(keyPath: \String.count, ascending: ascending)
-        SortDescriptorKeys.set(key, for: self)
+        SortDescriptorKeys.set(SortDescriptorKeys.Entry(key: key, selector: nil), for: self)
+    }
+
+    /// A descriptor that orders by `key`, comparing values with the named method:
+    /// `compare:`, `caseInsensitiveCompare:`, `localizedCompare:`,
+    /// `localizedCaseInsensitiveCompare:` or `localizedStandardCompare:`.
+    public convenience init(key: String?, ascending: Bool, selector: Selector?) {
+        self.init(keyPath: \String.count, ascending: ascending)
+        SortDescriptorKeys.set(SortDescriptorKeys.Entry(key: key, selector: selector.map { "\($0)" }), for: self)
     }
 
     /// The key the descriptor orders by, when it was made with one.
-    public var key: String? { SortDescriptorKeys.key(for: self) }
+    public var key: String? { SortDescriptorKeys.entry(for: self)?.key }
+
+    /// The name of the comparison method, when one was given.
+    public var selectorName: String? { SortDescriptorKeys.entry(for: self)?.selector }
 }
 
 /// The keys of sort descriptors made with `init(key:ascending:)`.
 enum SortDescriptorKeys {
-    private final class Entry: @unchecked Sendable {
+    struct Entry {
+        var key: String?
+        var selector: String?
+    }
+
+    private final class Box: @unchecked Sendable {
         weak var descriptor: NSSortDescriptor?
-        let key: String?
-        init(_ descriptor: NSSortDescriptor, _ key: String?) {
+        let entry: Entry
+        init(_ descriptor: NSSortDescriptor, _ entry: Entry) {
             self.descriptor = descriptor
-            self.key = key
+            self.entry = entry
         }
     }
 
-    private static let entries = Protected([ObjectIdentifier: Entry]())
+    private static let entries = Protected([ObjectIdentifier: Box]())
 
-    static func set(_ key: String?, for descriptor: NSSortDescriptor) {
+    static func set(_ entry: Entry, for descriptor: NSSortDescriptor) {
         entries.withLock { entries in
             if entries.count > 256 { entries = entries.filter { $0.value.descriptor != nil } }
-            entries[ObjectIdentifier(descriptor)] = Entry(descriptor, key)
+            entries[ObjectIdentifier(descriptor)] = Box(descriptor, entry)
         }
     }
 
-    static func key(for descriptor: NSSortDescriptor) -> String? {
+    static func entry(for descriptor: NSSortDescriptor) -> Entry? {
         entries.withLock { entries in
-            guard let entry = entries[ObjectIdentifier(descriptor)], entry.descriptor === descriptor else { return nil }
-            return entry.key
+            guard let box = entries[ObjectIdentifier(descriptor)], box.descriptor === descriptor else { return nil }
+            return box.entry
         }
     }
 }

@@ -42,6 +42,8 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     var isInaccessible = false
     var storedObjectID: NSManagedObjectID?
     var hasAwokenFromInsert = false
+    /// The batch of a batched fetch this fault loads with, and its position there.
+    var batch: (loader: BatchFaultLoader, position: Int)?
 
     /// Creates an object of the entity and inserts it into the context, if one is given.
     /// Attributes start at their model default values.

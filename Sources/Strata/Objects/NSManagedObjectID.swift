@@ -67,6 +67,7 @@ public final class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
     public func copy(with zone: NSZone? = nil) -> Any { self }
 
     public override func isEqual(_ object: Any?) -> Bool {
+        if let row = object as? RowReader { return row.isEqual(self) }
         guard let other = object as? NSManagedObjectID else { return false }
         if other === self { return true }
         if let temporaryIdentifier { return temporaryIdentifier == other.temporaryIdentifier }

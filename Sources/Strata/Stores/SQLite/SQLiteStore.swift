@@ -54,6 +54,12 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         try sqliteAllocatePermanentIDs(for: entities)
     }
     override func save(_ request: StoreSaveRequest) throws -> StoreSaveResult { try sqliteSave(request) }
+    override func snapshots(for objectIDs: [NSManagedObjectID]) throws -> [Snapshot] { try sqliteSnapshots(for: objectIDs) }
+    override func relatedObjectIDs(
+        of objectIDs: [NSManagedObjectID], relationship: NSRelationshipDescription
+    ) throws -> [NSManagedObjectID: [NSManagedObjectID]] {
+        try sqliteRelatedObjectIDs(of: objectIDs, relationship: relationship)
+    }
 
     private func openDatabase(at url: URL) throws -> any DatabaseWriter {
         var configuration = Configuration()
