@@ -4,8 +4,8 @@ import Foundation
 extension NSManagedObjectContext {
     /// The objects (or IDs, dictionaries, or count) a request describes, in its order.
     ///
-    /// With `includesPendingChanges` (the default) objects inserted in this context and not
-    /// saved yet are included, and objects deleted in it are left out.
+    /// With `includesPendingChanges` (the default) the context's unsaved inserts, edits and
+    /// deletes change the answer, as in Core Data; dictionary results come from the store.
     public func fetch<T>(_ request: NSFetchRequest<T>) throws -> [T] {
         if let type = T.self as? NSManagedObject.Type { ManagedObjectClasses.register(type) }
         let plan = try fetchPlan(for: request)
@@ -17,12 +17,11 @@ extension NSManagedObjectContext {
         case .managedObjectIDResultType:
             results = try fetchObjects(plan: plan, request: request, store: store, loadValues: false).map(\.objectID)
         case .dictionaryResultType:
-            results = try fetchObjects(plan: plan, request: request, store: store, loadValues: true).map {
-                Self.dictionary(of: $0, properties: request.propertiesToFetch)
-            }
+            results = try store.fetchDictionaries(
+                try DictionaryFetch(request: request, plan: plan), affectedStores: request.affectedStores
+            ).map { NSDictionary(dictionary: $0) }
         default:
-            results = try fetchObjects(
-                plan: plan, request: request, store: store, loadValues: request.includesPropertyValues)
+            results = try fetchObjects(plan: plan, request: request, store: store, loadValues: request.includesPropertyValues)
         }
         var typed: [T] = []
         typed.reserveCapacity(results.count)
@@ -44,47 +43,82 @@ extension NSManagedObjectContext {
         return try count(plan: try fetchPlan(for: request), request: request, store: store)
     }
 
-    private func fetchPlan<T>(for request: NSFetchRequest<T>) throws -> FetchPlan {
+    func fetchPlan<T>(for request: NSFetchRequest<T>) throws -> FetchPlan {
         guard let model else { throw Self.noCoordinator() }
-        let entity =
-            request.entity.flatMap { model.entitiesByName[$0.name ?? ""] }
+        let entity = request.entity.flatMap { model.entitiesByName[$0.name ?? ""] }
             ?? request.entityName.flatMap { model.entitiesByName[$0] }
         guard let entity else {
             throw CoreDataError.make(
                 NSCoreDataError,
                 "The fetch request's entity \"\(request.entityName ?? "nil")\" is not in the context's model.")
         }
-        let keys = try (request.sortDescriptors ?? []).map { descriptor -> FetchPlan.SortKey in
-            guard let key = descriptor.key, !key.isEmpty else {
-                throw CoreDataError.make(NSCoreDataError, "A sort descriptor of a fetch request needs a key.")
-            }
-            return FetchPlan.SortKey(key: key, ascending: descriptor.ascending)
+        let keys = try (request.sortDescriptors ?? []).map(Self.sortKey)
+        var predicate: PredicateNode?
+        if let given = request.predicate {
+            predicate = try PredicateConversion.node(of: given)
+        } else if let format = request.predicateFormat {
+            predicate = try PredicateParser.parsePredicate(format, arguments: [])
+        }
+        if let unbound = predicate?.freeVariables.sorted().first {
+            throw CoreDataError.make(
+                NSCoreDataError,
+                "The fetch request's predicate has the variable $\(unbound) without a value; "
+                    + "use withSubstitutionVariables(_:) or fetchRequestFromTemplate(withName:substitutionVariables:).")
         }
         return FetchPlan(
             entity: entity, includesSubentities: request.includesSubentities, sortKeys: keys,
-            limit: max(0, request.fetchLimit), offset: max(0, request.fetchOffset))
+            limit: max(0, request.fetchLimit), offset: max(0, request.fetchOffset), predicate: predicate)
     }
 
-    /// Unsaved inserted objects a fetch of the plan would match.
-    private func pendingInserts(matching plan: FetchPlan) -> [NSManagedObject] {
+    static func sortKey(_ descriptor: NSSortDescriptor) throws -> FetchPlan.SortKey {
+        guard let key = descriptor.key, !key.isEmpty else {
+            throw CoreDataError.make(NSCoreDataError, "A sort descriptor of a fetch request needs a key.")
+        }
+        var comparison = FetchPlan.SortComparison.compare
+        if let selector = descriptor.selectorName {
+            guard let known = FetchPlan.SortComparison(rawValue: selector) else {
+                throw CoreDataError.make(NSCoreDataError, "Unsupported sort selector \(selector) for key \(key).")
+            }
+            comparison = known
+        }
+        return FetchPlan.SortKey(key: key, ascending: descriptor.ascending, comparison: comparison)
+    }
+
+    // MARK: Objects
+
+    /// Unsaved changes that may change the answer of a fetch of the plan: objects inserted
+    /// or changed in this context, and objects deleted in it.
+    typealias PendingChanges = (inserted: [NSManagedObject], updated: [NSManagedObject], deleted: Bool)
+
+    private func pendingChanges(for plan: FetchPlan) -> PendingChanges {
         let entities = Set(plan.entities.map(ObjectIdentifier.init))
-        return inserted.objects.filter { entities.contains(ObjectIdentifier($0.entity)) }
+        let inserted = self.inserted.objects.filter { entities.contains(ObjectIdentifier($0.entity)) }
+        let updated = self.updated.objects.filter {
+            entities.contains(ObjectIdentifier($0.entity)) && !$0.changedIndexes.isEmpty
+        }
+        let deleted = self.deleted.objects.contains { entities.contains(ObjectIdentifier($0.entity)) }
+        return (inserted, updated, deleted)
     }
 
     private func fetchObjects<T>(
         plan: FetchPlan, request: NSFetchRequest<T>, store: any ObjectStore, loadValues: Bool
     ) throws -> [NSManagedObject] {
-        let pending = request.includesPendingChanges ? pendingInserts(matching: plan) : []
-        let adjusting = request.includesPendingChanges && (!pending.isEmpty || !deleted.isEmpty)
-        var storePlan = plan
-        if adjusting {
-            storePlan.offset = 0
-            storePlan.limit = plan.limit > 0 ? plan.limit + plan.offset + deleted.count : 0
-        }
-        let stores = request.affectedStores
+        let pending: PendingChanges = request.includesPendingChanges ? pendingChanges(for: plan) : ([], [], false)
+        // Edits can move objects into or out of the answer, so the page is cut in memory then.
+        let adjusting =
+            !pending.inserted.isEmpty || pending.deleted || (!pending.updated.isEmpty && (plan.predicate != nil || !plan.sortKeys.isEmpty))
+        let storePlan = adjusting ? plan.unpaged : plan
         var objects: [NSManagedObject]
-        if loadValues {
-            let snapshots = try store.fetchSnapshots(storePlan, affectedStores: stores)
+        if request.fetchBatchSize > 0 && !adjusting && loadValues {
+            let ids = try store.fetchObjectIDs(storePlan, affectedStores: request.affectedStores)
+            let loader = BatchFaultLoader(ids: ids, batchSize: request.fetchBatchSize)
+            objects = ids.enumerated().map { position, id in
+                let object = object(with: id)
+                if object.faulted { object.batch = (loader, position) }
+                return object
+            }
+        } else if loadValues {
+            let snapshots = try store.fetchSnapshots(storePlan, affectedStores: request.affectedStores)
             objects = snapshots.map { snapshot in
                 let object = object(with: snapshot.objectID)
                 if object.faulted {
@@ -97,64 +131,121 @@ extension NSManagedObjectContext {
                 return object
             }
         } else {
-            objects = try store.fetchObjectIDs(storePlan, affectedStores: stores).map { object(with: $0) }
+            objects = try store.fetchObjectIDs(storePlan, affectedStores: request.affectedStores).map { object(with: $0) }
         }
-        guard adjusting else { return objects }
-        objects.removeAll { deleted.contains($0) }
-        objects += pending
-        if !plan.sortKeys.isEmpty {
-            objects = Self.sorted(objects, by: plan.sortKeys)
+        if adjusting {
+            objects = merge(objects, with: pending, plan: plan)
         }
+        if let keyPaths = request.relationshipKeyPathsForPrefetching, !keyPaths.isEmpty {
+            try prefetch(keyPaths, for: objects, store: store)
+        }
+        return objects
+    }
+
+    /// The store's answer corrected by the context's unsaved changes, sorted and paged.
+    private func merge(
+        _ fetched: [NSManagedObject], with pending: PendingChanges, plan: FetchPlan
+    ) -> [NSManagedObject] {
+        func matches(_ object: NSManagedObject) -> Bool {
+            plan.predicate.map { PredicateEvaluator.evaluate($0, with: object) } ?? true
+        }
+        let changed = Set(pending.updated.map(ObjectIdentifier.init))
+        var seen = Set<ObjectIdentifier>()
+        var objects: [NSManagedObject] = []
+        for object in fetched where !deleted.contains(object) {
+            if changed.contains(ObjectIdentifier(object)) && !matches(object) { continue }
+            if seen.insert(ObjectIdentifier(object)).inserted { objects.append(object) }
+        }
+        for object in pending.updated + pending.inserted where matches(object) {
+            if seen.insert(ObjectIdentifier(object)).inserted { objects.append(object) }
+        }
+        if !plan.sortKeys.isEmpty { objects = Self.sorted(objects, by: plan.sortKeys) }
         return Array(objects.dropFirst(plan.offset).prefix(plan.limit > 0 ? plan.limit : Int.max))
     }
 
     private func count<T>(plan: FetchPlan, request: NSFetchRequest<T>, store: any ObjectStore) throws -> Int {
         guard request.includesPendingChanges else { return try store.count(plan, affectedStores: request.affectedStores) }
-        let pending = pendingInserts(matching: plan)
-        let entities = Set(plan.entities.map(ObjectIdentifier.init))
-        let deletedMatches = deleted.objects.filter {
-            !$0.objectID.isTemporaryID && entities.contains(ObjectIdentifier($0.entity))
-        }
-        guard !pending.isEmpty || !deletedMatches.isEmpty else {
+        let pending = pendingChanges(for: plan)
+        guard !pending.inserted.isEmpty || pending.deleted || !pending.updated.isEmpty else {
             return try store.count(plan, affectedStores: request.affectedStores)
         }
-        let total = try store.count(plan.unpaged, affectedStores: request.affectedStores) - deletedMatches.count + pending.count
-        let paged = max(0, total - plan.offset)
-        return plan.limit > 0 ? min(paged, plan.limit) : paged
+        let ids = try store.fetchObjectIDs(plan.unpaged, affectedStores: request.affectedStores)
+        return merge(ids.map { object(with: $0) }, with: pending, plan: plan).count
     }
 
     /// Objects in the order of the sort keys, comparing their current values.
     static func sorted(_ objects: [NSManagedObject], by keys: [FetchPlan.SortKey]) -> [NSManagedObject] {
-        objects.sorted { a, b in
-            for key in keys {
-                let result = InMemorySort.compare(storedForm(a.value(forKey: key.key)), storedForm(b.value(forKey: key.key)))
+        let rows = objects.map { object in (object, keys.map { storedForm(object.value(forKeyPath: $0.key)) }) }
+        return rows.sorted { a, b in
+            for (index, key) in keys.enumerated() {
+                let result = PredicateSortComparison.compare(a.1[index], b.1[index], using: key.comparison)
                 if result != .orderedSame { return key.ascending ? result == .orderedAscending : result == .orderedDescending }
             }
             return false
-        }
+        }.map(\.0)
     }
 
     private static func storedForm(_ value: Any?) -> Any? {
         (value as? NSManagedObject)?.objectID ?? value
     }
 
-    /// A dictionary result: the named properties (all attributes when none are named).
-    static func dictionary(of object: NSManagedObject, properties: [Any]?) -> NSDictionary {
-        let names =
-            properties?.compactMap { ($0 as? String) ?? ($0 as? NSPropertyDescription)?.name }
-            ?? object.entity.properties.compactMap { $0 is NSAttributeDescription && !$0.isTransient ? $0.name : nil }
-        let result = NSMutableDictionary()
-        for name in names {
-            guard let value = object.value(forKey: name) else { continue }
-            result[name] = (value as? NSManagedObject)?.objectID ?? value
+    // MARK: Prefetching
+
+    /// Loads the destinations of relationship key paths for all the objects at once, a
+    /// query per relationship instead of one per object.
+    private func prefetch(_ keyPaths: [String], for objects: [NSManagedObject], store: any ObjectStore) throws {
+        for keyPath in keyPaths {
+            var level = objects
+            for name in keyPath.split(separator: ".").map(String.init) {
+                var next: [NSManagedObject] = []
+                var seen = Set<ObjectIdentifier>()
+                for object in level { object.fireFault() }
+                let groups = Dictionary(grouping: level.filter { $0.layout.indexByName[name] != nil }) { $0.entity }
+                for (_, group) in groups {
+                    guard let index = group.first?.layout.indexByName[name],
+                        let relationship = group.first?.layout.properties[index] as? NSRelationshipDescription
+                    else { continue }
+                    if relationship.isToMany {
+                        let saved = group.filter { !$0.objectID.isTemporaryID && $0.values[index] is RelationshipFault }
+                        let related = try store.relatedObjectIDs(of: saved.map(\.objectID), relationship: relationship)
+                        for object in saved {
+                            object.values[index] = (related[object.objectID] ?? []).map { self.object(with: $0) }
+                        }
+                        for object in group {
+                            for destination in object.toManyObjects(at: index) where seen.insert(ObjectIdentifier(destination)).inserted {
+                                next.append(destination)
+                            }
+                        }
+                    } else {
+                        for object in group {
+                            if let destination = object.values[index] as? NSManagedObject,
+                                seen.insert(ObjectIdentifier(destination)).inserted
+                            {
+                                next.append(destination)
+                            }
+                        }
+                    }
+                }
+                let faults = next.filter { $0.faulted && $0.pendingSnapshot == nil && !$0.objectID.isTemporaryID }
+                for snapshot in try store.snapshots(for: faults.map(\.objectID)) {
+                    registeredObject(for: snapshot.objectID)?.pendingSnapshot = snapshot
+                }
+                level = next
+            }
         }
-        return result
     }
 
     // MARK: Faults
 
-    /// Loads a fault's values: from the snapshot the fetch left, the row cache, or the store.
+    /// Loads a fault's values: from the snapshot the fetch left, its batch, the row cache,
+    /// or the store.
     func fulfillFault(of object: NSManagedObject) {
+        if object.pendingSnapshot == nil, let (loader, position) = object.batch, let store = objectStore {
+            for snapshot in loader.snapshots(around: position, store: store) {
+                registeredObject(for: snapshot.objectID)?.pendingSnapshot = snapshot
+            }
+        }
+        object.batch = nil
         if let snapshot = object.pendingSnapshot {
             object.fill(from: snapshot, in: self)
             return

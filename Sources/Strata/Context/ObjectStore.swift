@@ -23,6 +23,8 @@ protocol ObjectStore: AnyObject {
     func relatedObjectIDs(
         of objectIDs: [NSManagedObjectID], relationship: NSRelationshipDescription
     ) throws -> [NSManagedObjectID: [NSManagedObjectID]]
+    /// The rows of a dictionary fetch, computed as `DictionaryFetch` describes.
+    func fetchDictionaries(_ fetch: DictionaryFetch, affectedStores: [NSPersistentStore]?) throws -> [[String: Any]]
     /// Permanent IDs for new objects of the given entities, in the given stores (or the
     /// first store that holds each entity).
     func obtainPermanentIDs(

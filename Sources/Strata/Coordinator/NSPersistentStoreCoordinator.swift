@@ -195,7 +195,7 @@ open class NSPersistentStoreCoordinator: NSObject, ObjectStore, @unchecked Senda
             return snapshots
         }
         var merged = try stores.flatMap { try $0.fetchSnapshots(plan.unpaged) }
-        merged = InMemorySort.sorted(merged, by: plan.sortKeys, entity: plan.entity)
+        merged = InMemorySort.sorted(merged, by: plan.sortKeys)
         let page = Array(merged.dropFirst(plan.offset).prefix(plan.limit > 0 ? plan.limit : Int.max))
         rowCache.store(page)
         return page

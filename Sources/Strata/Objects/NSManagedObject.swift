@@ -44,6 +44,8 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     var hasAwokenFromInsert = false
     /// The batch of a batched fetch this fault loads with, and its position there.
     var batch: (loader: BatchFaultLoader, position: Int)?
+    /// Set on the stand-in objects that learn which properties a key path reads.
+    var probe: KeyPathProbe?
 
     /// Creates an object of the entity and inserts it into the context, if one is given.
     /// Attributes start at their model default values.
@@ -216,6 +218,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     ///
     /// An unknown key returns `nil`; use `validateKey(_:)` to tell it from a nil value.
     open func value(forKey key: String) -> Any? {
+        if let probe { return probe.read(key, on: self) }
         guard let index = layout.indexByName[key] else { return nil }
         willAccessValue(forKey: key)
         defer { didAccessValue(forKey: key) }

@@ -23,12 +23,20 @@ class InMemoryStore: NSPersistentStore, @unchecked Sendable {
 
     override func fetchSnapshots(_ plan: FetchPlan) throws -> [Snapshot] {
         let entities = Set(plan.entities.map(ObjectIdentifier.init))
-        let rows = state.withLock { state in
-            state.rows.values.filter { entities.contains(ObjectIdentifier($0.objectID.entity)) }
+        let rows = state.withLock { $0.rows }
+        let source = RowSource(
+            row: { rows[$0] },
+            related: { id, relationship in
+                guard let index = id.entity.layout.indexByName[relationship.name] else { return [] }
+                return (rows[id]?.values[index] as? [NSManagedObjectID] ?? []).filter { rows[$0] != nil }
+            })
+        var matching = rows.values.filter { entities.contains(ObjectIdentifier($0.objectID.entity)) }
+        if let predicate = plan.predicate {
+            matching = matching.filter { PredicateEvaluator.evaluate(predicate, with: RowReader(snapshot: $0, rows: source)) }
         }
         // Without sort keys, rows come in the order they were made, as a SQLite table's do.
-        let ordered = InMemorySort.sorted(
-            rows.sorted { $0.objectID.primaryKey < $1.objectID.primaryKey }, by: plan.sortKeys, entity: plan.entity)
+        matching.sort { $0.objectID.primaryKey < $1.objectID.primaryKey }
+        let ordered = InMemorySort.sorted(matching, by: plan.sortKeys) { RowReader(snapshot: $0, rows: source).value(atKeyPath: $1) }
         return Array(ordered.dropFirst(plan.offset).prefix(plan.limit > 0 ? plan.limit : Int.max))
     }
 

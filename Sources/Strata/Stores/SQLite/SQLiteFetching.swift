@@ -38,10 +38,9 @@ extension SQLiteStore {
 
     func sqliteCount(_ plan: FetchPlan) throws -> Int {
         let (database, mapping) = try openDatabase()
-        guard let root = mapping.mapping(for: plan.entity) else { return 0 }
-        let filter = entityFilter(plan, mapping: mapping)
-        let sql = "SELECT count(*) FROM \(root.table)\(filter.map { " WHERE \($0)" } ?? "")"
-        return try database.read { db in try Int.fetchOne(db, sql: sql) ?? 0 }
+        guard mapping.mapping(for: plan.entity) != nil else { return 0 }
+        let (from, arguments) = try fromWhereSQL(plan: plan, mapping: mapping, sorted: false)
+        return try database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) \(from)", arguments: arguments) ?? 0 }
     }
 
     func sqliteSnapshot(for objectID: NSManagedObjectID) throws -> Snapshot? {
@@ -105,33 +104,32 @@ extension SQLiteStore {
     private func selectSQL(
         columns: [String], plan: FetchPlan, mapping: SQLiteStoreMapping
     ) throws -> (String, StatementArguments) {
+        let (from, arguments) = try fromWhereSQL(plan: plan, mapping: mapping, sorted: true)
+        var sql = "SELECT \(columns.map { "t0.\($0)" }.joined(separator: ", ")) \(from)"
+        var all = arguments
+        if plan.limit > 0 || plan.offset > 0 {
+            sql += " LIMIT ? OFFSET ?"
+            all += [plan.limit > 0 ? plan.limit : -1, plan.offset]
+        }
+        return (sql, all)
+    }
+
+    /// `FROM <table> t0 <joins> WHERE <entities> AND (<predicate>) [ORDER BY …]`, with the
+    /// predicate and sort keys compiled to SQL.
+    func fromWhereSQL(plan: FetchPlan, mapping: SQLiteStoreMapping, sorted: Bool) throws -> (String, StatementArguments) {
         guard let root = mapping.mapping(for: plan.entity) else {
             throw CoreDataError.make(NSCoreDataError, "Entity \(plan.entity.name ?? "?") is not in this store's model.")
         }
-        var sql = "SELECT \(columns.joined(separator: ", ")) FROM \(root.table)"
-        if let filter = entityFilter(plan, mapping: mapping) { sql += " WHERE \(filter)" }
-        if !plan.sortKeys.isEmpty {
-            let terms = try plan.sortKeys.map { key -> String in
-                guard
-                    let column = mapping.schema.columnName(entity: plan.entity, property: key.key)
-                        ?? plan.entity.selfAndDescendants.lazy.compactMap({
-                            mapping.schema.columnName(entity: $0, property: key.key)
-                        })
-                        .first
-                else {
-                    throw CoreDataError.make(
-                        NSCoreDataError, "Cannot sort \(plan.entity.name ?? "?") by \"\(key.key)\": it is not a stored property.")
-                }
-                return "\(column) \(key.ascending ? "ASC" : "DESC")"
-            }
-            sql += " ORDER BY \(terms.joined(separator: ", "))"
-        }
-        var arguments: StatementArguments = []
-        if plan.limit > 0 || plan.offset > 0 {
-            sql += " LIMIT ? OFFSET ?"
-            arguments = [plan.limit > 0 ? plan.limit : -1, plan.offset]
-        }
-        return (sql, arguments)
+        let query = try SQLitePredicateCompiler.compile(
+            predicate: plan.predicate, sortKeys: sorted ? plan.sortKeys : [], entity: plan.entity, mapping: mapping)
+        var sql = "FROM \(root.table) t0"
+        if !query.joins.isEmpty { sql += " " + query.joins.joined(separator: " ") }
+        var conditions: [String] = []
+        if let filter = entityFilter(plan, mapping: mapping) { conditions.append("t0." + filter) }
+        if let condition = query.whereClause { conditions.append("(\(condition))") }
+        if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
+        if !query.orderBy.isEmpty { sql += " ORDER BY " + query.orderBy.joined(separator: ", ") }
+        return (sql, StatementArguments(query.arguments))
     }
 
     /// A row of a `SELECT` of its table's `selectColumns` as a snapshot; the row's entity

@@ -212,5 +212,6 @@ enum SQLiteFunctions {
         for name in ["NSCoreDataDATriggerUpdatedAffectedObjectValue", "NSCoreDataDATriggerInsertUpdatedAffectedObjectValue"] {
             db.add(function: DatabaseFunction(name, pure: false) { _ in nil })
         }
+        SQLitePredicateFunctions.register(in: db)
     }
 }

@@ -1,0 +1,225 @@
+import Foundation
+import Testing
+
+@testable import Strata
+
+/// Each property of `NSFetchRequest`, run against the SQLite store (and, where the answer
+/// is the store's, the in-memory store).
+@Suite struct FetchRequestTests {
+    @Test(arguments: [NSSQLiteStoreType, NSInMemoryStoreType])
+    func predicatesFilterInTheStore(type: String) throws {
+        let library = try FetchLibrary(type: type)
+        defer { library.remove() }
+        let byTitle = [NSSortDescriptor(key: "title", ascending: true)]
+        #expect(
+            try library.titles(NSPredicate(format: "title CONTAINS[cd] %@", "cafe"), sort: byTitle) == [
+                "CAFE SOCIETY", "Café au lait",
+            ])
+        #expect(
+            try library.titles(NSPredicate(format: "pages > %d AND genre == %@", 100, "novel"), sort: byTitle) == [
+                "CAFE SOCIETY", "Dune", "Emma",
+            ])
+        #expect(
+            try library.titles(NSPredicate(format: "writer.name == %@", "Capote"), sort: byTitle) == [
+                "CAFE SOCIETY", "file10", "file9",
+            ])
+        #expect(try library.titles(NSPredicate(format: "ANY labels.name == %@", "space"), sort: byTitle) == ["Dune", "Ünïcödé"])
+        #expect(try library.titles(NSPredicate(format: "labels.@count >= 2"), sort: byTitle) == ["CAFE SOCIETY", "Ünïcödé"])
+        #expect(try library.titles(NSPredicate(format: "genre == nil"), sort: byTitle) == ["file10", "file9"])
+        #expect(
+            try library.titles(NSPredicate(format: "title IN %@", ["Emma", "Dune", "Nope"]), sort: byTitle) == ["Dune", "Emma"])
+        #expect(try library.titles(NSPredicate(format: "title BEGINSWITH[cd] 'ΣΙΣΥΦ'")) == ["σίσυφος"])
+        #expect(try library.titles(NSPredicate(format: "title ==[cd] %@", "unicode")) == ["Ünïcödé"])
+    }
+
+    @Test func sortDescriptorsFollowKeyPathsAndSelectors() throws {
+        let library = try FetchLibrary()
+        defer { library.remove() }
+        let byWriterThenPages = [
+            NSSortDescriptor(key: "writer.name", ascending: false), NSSortDescriptor(key: "pages", ascending: true),
+        ]
+        #expect(
+            try library.titles(sort: byWriterThenPages)
+                == ["Ünïcödé", "σίσυφος", "Dune", "file9", "file10", "CAFE SOCIETY", "Café au lait", "Emma"])
+        let standard = [NSSortDescriptor(key: "title", ascending: true, selector: Selector("localizedStandardCompare:"))]
+        let files = try library.titles(NSPredicate(format: "title BEGINSWITH 'file'"), sort: standard)
+        #expect(files == ["file9", "file10"])
+        let plain = try library.titles(
+            NSPredicate(format: "title BEGINSWITH 'file'"), sort: [NSSortDescriptor(key: "title", ascending: true)])
+        #expect(plain == ["file10", "file9"])
+    }
+
+    @Test func limitAndOffsetPage() throws {
+        let library = try FetchLibrary()
+        defer { library.remove() }
+        let byPages = [NSSortDescriptor(key: "pages", ascending: true)]
+        let page = try library.titles(sort: byPages) { request in
+            request.fetchLimit = 3
+            request.fetchOffset = 2
+        }
+        #expect(page == ["Ünïcödé", "σίσυφος", "Café au lait"])
+    }
+
+    @Test func batchedFetchesLoadRowsOneBatchAtATime() throws {
+        let library = try FetchLibrary()
+        defer { library.remove() }
+        let context = library.newContext()
+        try context.performAndWait {
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Volume")
+            request.sortDescriptors = [NSSortDescriptor(key: "pages", ascending: true)]
+            request.fetchBatchSize = 3
+            let volumes = try context.fetch(request)
+            #expect(volumes.count == 8)
+            #expect(volumes.allSatisfy { $0.isFault && $0.pendingSnapshot == nil })
+            #expect(volumes[4].value(forKey: "title") as? String == "Café au lait")
+            // Reading one object loaded its batch (positions 3…5) and nothing else.
+            #expect(volumes[3].pendingSnapshot != nil && volumes[5].pendingSnapshot != nil)
+            #expect(volumes[2].pendingSnapshot == nil && volumes[6].pendingSnapshot == nil)
+            #expect(volumes.map { $0.value(forKey: "pages") as? Int32 ?? -1 } == [9, 10, 50, 80, 120, 300, 450, 600])
+        }
+    }
+
+    @Test func resultTypesGiveIDsCountsAndDictionaries() throws {
+        let library = try FetchLibrary()
+        defer { library.remove() }
+        let context = library.newContext()
+        try context.performAndWait {
+            let ids = NSFetchRequest<NSManagedObjectID>(entityName: "Volume")
+            ids.resultType = .managedObjectIDResultType
+            ids.predicate = NSPredicate(format: "genre == 'essay'")
+            #expect(try context.fetch(ids).count == 3)
+
+            let count = NSFetchRequest<NSNumber>(entityName: "Volume")
+            count.resultType = .countResultType
+            count.predicate = NSPredicate(format: "pages < 100")
+            #expect(try context.fetch(count).first?.intValue == 4)
+            #expect(try context.count(for: count) == 4)
+
+            let rows = NSFetchRequest<NSDictionary>(entityName: "Volume")
+            rows.resultType = .dictionaryResultType
+            rows.propertiesToFetch = ["title", "writer.name"]
+            rows.predicate = NSPredicate(format: "pages == 600")
+            let row = try #require(try context.fetch(rows).first)
+            #expect(row["title"] as? String == "Dune")
+            #expect(row["writer.name"] as? String == "Herbert")
+        }
+    }
+
+    @Test func dictionaryFetchesGroupAggregateAndFilterGroups() throws {
+        let library = try FetchLibrary()
+        defer { library.remove() }
+        let context = library.newContext()
+        try context.performAndWait {
+            let total = NSExpressionDescription()
+            total.name = "totalPages"
+            total.expression = NSExpression(forFunction: "sum:", arguments: [NSExpression(forKeyPath: "pages")])
+            total.expressionResultType = .integer64AttributeType
+            let count = NSExpressionDescription()
+            count.name = "books"
+            count.expression = NSExpression(forFunction: "count:", arguments: [NSExpression(forKeyPath: "title")])
+            count.expressionResultType = .integer64AttributeType
+            let request = NSFetchRequest<NSDictionary>(entityName: "Volume")
+            request.resultType = .dictionaryResultType
+            request.propertiesToFetch = ["genre", total, count]
+            request.propertiesToGroupBy = ["genre"]
+            request.predicate = NSPredicate(format: "genre != nil")
+            request.sortDescriptors = [NSSortDescriptor(key: "genre", ascending: true)]
+            let groups = try context.fetch(request)
+            #expect(groups.map { $0["genre"] as? String } == ["essay", "novel"])
+            #expect(groups.map { ($0["totalPages"] as? NSNumber)?.intValue } == [250, 1350])
+            #expect(groups.map { ($0["books"] as? NSNumber)?.intValue } == [3, 3])
+
+            request.havingPredicate = NSPredicate(format: "totalPages > 1000")
+            #expect(try context.fetch(request).map { $0["genre"] as? String } == ["novel"])
+
+            let distinct = NSFetchRequest<NSDictionary>(entityName: "Volume")
+            distinct.resultType = .dictionaryResultType
+            distinct.propertiesToFetch = ["genre"]
+            distinct.returnsDistinctResults = true
+            distinct.predicate = NSPredicate(format: "genre != nil")
+            #expect(Set(try context.fetch(distinct).compactMap { $0["genre"] as? String }) == ["essay", "novel"])
+            #expect(try context.fetch(distinct).count == 2)
+        }
+    }
+
+    @Test func pendingChangesChangeTheAnswer() throws {
+        let library = try FetchLibrary()
+        defer { library.remove() }
+        let context = library.newContext()
+        try context.performAndWait {
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Volume")
+            request.predicate = NSPredicate(format: "genre == 'essay'")
+            request.sortDescriptors = [NSSortDescriptor(key: "title", ascending: true)]
+            let essays = try context.fetch(request)
+            #expect(essays.count == 3)
+
+            let fresh = NSEntityDescription.insertNewObject(forEntityName: "Volume", into: context)
+            fresh.setValue("Aardvark essays", forKey: "title")
+            fresh.setValue("essay", forKey: "genre")
+            essays[0].setValue("novel", forKey: "genre")  // Café au lait leaves the answer
+            context.delete(essays[1])  // Ünïcödé is deleted
+            let dune = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Volume")).first {
+                $0.value(forKey: "title") as? String == "Dune"
+            }
+            dune?.setValue("essay", forKey: "genre")  // Dune joins it
+            let titles = try context.fetch(request).map { $0.value(forKey: "title") as? String }
+            #expect(titles == ["Aardvark essays", "Dune", "σίσυφος"])
+            #expect(try context.count(for: request) == 3)
+
+            request.includesPendingChanges = false
+            #expect(try context.fetch(request).count == 3)
+            #expect(try context.fetch(request).contains { $0 === essays[1] })
+        }
+    }
+
+    @Test func faultsAndPrefetching() throws {
+        let library = try FetchLibrary()
+        defer { library.remove() }
+        let context = library.newContext()
+        try context.performAndWait {
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Writer")
+            request.returnsObjectsAsFaults = false
+            request.relationshipKeyPathsForPrefetching = ["books", "books.labels"]
+            let writers = try context.fetch(request)
+            #expect(writers.allSatisfy { !$0.isFault })
+            for writer in writers {
+                let index = try #require(writer.layout.indexByName["books"])
+                #expect(writer.values[index] is [NSManagedObject], "books were prefetched")
+                for case let book as NSManagedObject in (writer.value(forKey: "books") as? NSSet) ?? [] {
+                    #expect(book.pendingSnapshot != nil || !book.isFault, "book rows were prefetched")
+                }
+            }
+            let faults = NSFetchRequest<NSManagedObject>(entityName: "Writer")
+            faults.includesPropertyValues = false
+            let bare = try context.fetch(faults)
+            #expect(bare.count == 3)
+        }
+    }
+
+    @Test func templatesFromTheModelTakeVariables() throws {
+        let library = try FetchLibrary()
+        defer { library.remove() }
+        let model = library.coordinator.managedObjectModel
+        let template = NSFetchRequest<NSFetchRequestResult>(entityName: "Volume")
+        template.predicate = NSPredicate(format: "pages >= $MIN AND genre == $GENRE")
+        model.setFetchRequestTemplate(template, forName: "longOnes")
+        let request = try #require(
+            model.fetchRequestFromTemplate(withName: "longOnes", substitutionVariables: ["MIN": 400, "GENRE": "novel"]))
+        #expect(request.predicate?.predicateFormat == "pages >= 400 AND genre == \"novel\"")
+        let context = library.newContext()
+        let count = try context.performAndWait { try context.count(for: request) }
+        #expect(count == 2)
+        // A template fetched without its variables is an error, not a crash.
+        #expect(throws: NSError.self) { try context.performAndWait { try context.count(for: template) } }
+    }
+
+    @Test func injectionThroughArgumentsAndKeyPathsIsHarmless() throws {
+        let library = try FetchLibrary()
+        defer { library.remove() }
+        #expect(try library.titles(NSPredicate(format: "title == %@", "x' OR 1=1 --")).isEmpty)
+        #expect(throws: NSError.self) { try library.titles(NSPredicate(format: "%K == 1", "title; DROP TABLE ZVOLUME")) }
+        #expect(try library.titles().count == 8, "the table is still there")
+        #expect(throws: (any Error).self) { try library.titles(NSPredicate(format: "title ==")) }
+        #expect(throws: (any Error).self) { try NSPredicate.parse(format: "title == 'unterminated") }
+    }
+}
