@@ -45,7 +45,8 @@ extension NSManagedObjectContext {
 
     func fetchPlan<T>(for request: NSFetchRequest<T>) throws -> FetchPlan {
         guard let model else { throw Self.noCoordinator() }
-        let entity = request.entity.flatMap { model.entitiesByName[$0.name ?? ""] }
+        let entity =
+            request.entity.flatMap { model.entitiesByName[$0.name ?? ""] }
             ?? request.entityName.flatMap { model.entitiesByName[$0] }
         guard let entity else {
             throw CoreDataError.make(
@@ -106,7 +107,8 @@ extension NSManagedObjectContext {
         let pending: PendingChanges = request.includesPendingChanges ? pendingChanges(for: plan) : ([], [], false)
         // Edits can move objects into or out of the answer, so the page is cut in memory then.
         let adjusting =
-            !pending.inserted.isEmpty || pending.deleted || (!pending.updated.isEmpty && (plan.predicate != nil || !plan.sortKeys.isEmpty))
+            !pending.inserted.isEmpty || pending.deleted
+            || (!pending.updated.isEmpty && (plan.predicate != nil || !plan.sortKeys.isEmpty))
         let storePlan = adjusting ? plan.unpaged : plan
         var objects: [NSManagedObject]
         if request.fetchBatchSize > 0 && !adjusting && loadValues {
@@ -212,7 +214,8 @@ extension NSManagedObjectContext {
                             object.values[index] = (related[object.objectID] ?? []).map { self.object(with: $0) }
                         }
                         for object in group {
-                            for destination in object.toManyObjects(at: index) where seen.insert(ObjectIdentifier(destination)).inserted {
+                            for destination in object.toManyObjects(at: index)
+                            where seen.insert(ObjectIdentifier(destination)).inserted {
                                 next.append(destination)
                             }
                         }

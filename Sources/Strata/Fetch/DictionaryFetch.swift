@@ -72,7 +72,8 @@ struct DictionaryFetch {
             }
             if let relationship = property as? NSRelationshipDescription {
                 guard !relationship.isToMany else {
-                    throw CoreDataError.make(NSCoreDataError, "\(keyPath) goes through the to-many \(part); fetch it as an aggregate.")
+                    throw CoreDataError.make(
+                        NSCoreDataError, "\(keyPath) goes through the to-many \(part); fetch it as an aggregate.")
                 }
                 current = relationship.destinationEntity
             } else if position < parts.count - 1 {

@@ -36,7 +36,9 @@ class InMemoryStore: NSPersistentStore, @unchecked Sendable {
         }
         // Without sort keys, rows come in the order they were made, as a SQLite table's do.
         matching.sort { $0.objectID.primaryKey < $1.objectID.primaryKey }
-        let ordered = InMemorySort.sorted(matching, by: plan.sortKeys) { RowReader(snapshot: $0, rows: source).value(atKeyPath: $1) }
+        let ordered = InMemorySort.sorted(matching, by: plan.sortKeys) {
+            RowReader(snapshot: $0, rows: source).value(atKeyPath: $1)
+        }
         return Array(ordered.dropFirst(plan.offset).prefix(plan.limit > 0 ? plan.limit : Int.max))
     }
 
