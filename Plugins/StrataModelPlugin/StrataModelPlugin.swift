@@ -21,10 +21,19 @@ struct StrataModelPlugin: BuildToolPlugin {
         for duplicate in models.duplicateNames {
             Diagnostics.error("Several Core Data models in \(module.name) are named \(duplicate); only the first is used")
         }
-        return models.models.flatMap { model in
+        var commands = models.models.flatMap { model in
             ModelCommands(model: model, tool: tool, workDirectory: context.pluginWorkDirectoryURL, moduleName: module.moduleName)
                 .commands
         }
+        if !models.models.isEmpty {
+            // Once per target: Core Data's class names that Foundation on Linux also declares.
+            let names = context.pluginWorkDirectoryURL.appendingPathComponent("StrataNames.swift")
+            commands.append(
+                .buildCommand(
+                    displayName: "Naming Core Data's classes for \(module.name)", executable: tool,
+                    arguments: ["names", "--output", names.path], inputFiles: [], outputFiles: [names]))
+        }
+        return commands
     }
 }
 

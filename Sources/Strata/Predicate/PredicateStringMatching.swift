@@ -16,8 +16,10 @@ enum PredicateStringMatching {
         return text.folding(options: folding, locale: nil)
     }
 
+    /// Without options the strings must have the same Unicode scalars, as `isEqual:` and
+    /// SQLite's `=` require (Swift's `==` would also equate other spellings of a character).
     static func equals(_ left: String, _ right: String, _ options: ComparisonNode.Options) -> Bool {
-        fold(left, options) == fold(right, options)
+        fold(left, options).unicodeScalars.elementsEqual(fold(right, options).unicodeScalars)
     }
 
     static func beginsWith(_ text: String, _ prefix: String, _ options: ComparisonNode.Options) -> Bool {

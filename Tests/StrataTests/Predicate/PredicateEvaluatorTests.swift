@@ -111,6 +111,17 @@ private typealias F = PredicateEvaluationFixtures
         #expect(F.holds(NSNumber(value: 3), .equalTo, NSNumber(value: 3)))
     }
 
+    @Test func setsHoldingDecimalsCompareWithoutBridging() {
+        // Bridging a Swift set that holds a `Decimal` to `NSSet` never returns on Linux.
+        let decimals = Set([AnyHashable(Decimal(2)), AnyHashable(Int64(3))])
+        #expect(!F.holds(NSNumber(value: 1), .equalTo, decimals))
+        #expect(F.holds(NSNumber(value: 1), .notEqualTo, decimals))
+        #expect(F.holds(2, .in, decimals))
+        let constant = PredicateValue.set([.integer(2), .decimal(2), .double(.nan)])
+        let any = F.compare(.evaluatedObject, .equalTo, .constant(constant), .any)
+        #expect(!PredicateEvaluator.evaluate(any, with: NSArray(array: [1])))
+    }
+
     // MARK: nil
 
     @Test func nilEqualsOnlyNil() {

@@ -109,6 +109,7 @@ private typealias P = SQLPredicate
         let ada = try #require(library.authors["Ada"])
         let drama = try #require(library.tags["drama"])
         let long = P.compare(.member(.variable("c"), "words"), .greaterThan, P.value(.integer(60)))
+        let titled = P.compare(.member(.variable("c"), "title"), .equalTo, P.value(.string("Three")))
         let predicates: [PredicateNode] = [
             P.compare("title", .equalTo, .string("Café Society")),
             P.compare("subtitle", .notEqualTo, .string("A novel")),
@@ -163,6 +164,19 @@ private typealias P = SQLPredicate
             P.compare(.function("canonical:", [P.key("title")]), .equalTo, P.value(.string("cafe society"))),
             P.compare(.function("length:", [P.key("title")]), .equalTo, P.value(.integer(6))),
             P.compare(P.key("published"), .lessThan, .function("now", [])),
+            // Parameters in joins, subqueries and aggregates, in one predicate.
+            .or([
+                .and([
+                    P.compare("tags.name", .equalTo, .string("drama"), .any), P.compare("pages", .lessThan, .integer(50)),
+                ]),
+                .and([
+                    P.compare("chapters.@sum.words", .equalTo, .integer(400)),
+                    P.compare("author.name", .beginsWith, .string("a"), .direct, .caseInsensitive),
+                ]),
+                P.compare(
+                    .member(.subquery(collection: P.key("chapters"), variable: "c", predicate: titled), "@count"), .equalTo,
+                    P.value(.integer(1))),
+            ]),
         ]
         for predicate in predicates {
             let sql = Set(try library.titles(predicate))
