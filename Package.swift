@@ -13,6 +13,20 @@ import PackageDescription
     let coreDataTargets: [Target] = [
         .target(name: "CoreData", dependencies: ["Strata"]),
         .executableTarget(name: "model-tour", dependencies: ["CoreData"], path: "Examples/ModelTour"),
+        // Source compatibility (COMPAT.md): app-style Core Data code, compiled in Swift 5 and in
+        // Swift 6 language mode. SwiftPM lets only one target own a file, so the text is kept
+        // once, in Tests/CompatSwift5Tests/Shared, and Tests/CompatSwift6Tests/Shared is a
+        // symbolic link to that folder (git stores the link; SwiftPM follows it). Each target has
+        // its own model (TodosSwift5, TodosSwift6) whose class names carry the module, because
+        // Strata resolves a model's class names process-wide and both targets run in one test
+        // process with classes of the same names.
+        .testTarget(
+            name: "CompatSwift5Tests",
+            dependencies: ["CoreData"],
+            swiftSettings: [.swiftLanguageMode(.v5)],
+            plugins: ["StrataModelPlugin"]
+        ),
+        .testTarget(name: "CompatSwift6Tests", dependencies: ["CoreData"], plugins: ["StrataModelPlugin"]),
     ]
 #endif
 

@@ -21,14 +21,26 @@ extension NSManagedObjectContext {
 
         try checkEntities()
         try validateChanges()
+        try resolveConstraintConflicts()
 
-        let saved = (inserted: inserted.objects, updated: updated.objects, deleted: deleted.objects)
-        let request = saveRequest(inserted: saved.inserted, updated: saved.updated, deleted: saved.deleted)
-        let result: StoreSaveResult
-        do {
-            result = try store.save(request, assignments: assignments)
-        } catch let conflicts as VersionConflictError {
-            throw mergeError(conflicts)
+        var attempts = 0
+        var saved: (inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject])
+        var result: StoreSaveResult
+        while true {
+            saved = (inserted.objects, updated.objects, deleted.objects)
+            let request = saveRequest(inserted: saved.inserted, updated: saved.updated, deleted: saved.deleted)
+            do {
+                result = try store.save(request, assignments: assignments)
+                break
+            } catch let conflicts as VersionConflictError {
+                // Optimistic locking failed: the merge policy brings the objects up to the
+                // store's versions (or throws 133020), and the save is tried again.
+                let list = mergeConflicts(conflicts)
+                attempts += 1
+                guard attempts < 4 else { throw NSMergePolicy.mergeError(list) }
+                try resolvedMergePolicy.resolve(mergeConflicts: list)
+                processPendingChanges()
+            }
         }
 
         for object in saved.inserted {
@@ -107,28 +119,30 @@ extension NSManagedObjectContext {
         return values
     }
 
-    /// `NSManagedObjectMergeError` (133020) listing a conflict for each object.
-    private func mergeError(_ error: VersionConflictError) -> NSError {
-        let conflicts = error.conflicts.compactMap { conflict -> NSMergeConflict? in
+    /// Uniqueness conflicts among the context's objects and with the store, resolved by the
+    /// merge policy (the error policy throws 133021 listing them all).
+    private func resolveConstraintConflicts() throws {
+        for _ in 0..<3 {
+            let conflicts = try constraintConflicts()
+            guard !conflicts.isEmpty else { return }
+            try resolvedMergePolicy.resolve(mergeConflicts: conflicts)
+            processPendingChanges()
+        }
+        let remaining = try constraintConflicts()
+        if !remaining.isEmpty { throw NSMergePolicy.constraintError(remaining) }
+    }
+
+    /// An `NSMergeConflict` for each object whose row changed in the store.
+    private func mergeConflicts(_ error: VersionConflictError) -> [NSMergeConflict] {
+        error.conflicts.compactMap { conflict -> NSMergeConflict? in
             guard let object = registeredObject(for: conflict.objectID) else { return nil }
             let merge = NSMergeConflict(
                 source: object, newVersion: Int(conflict.storedVersion), oldVersion: Int(conflict.expectedVersion),
                 cachedSnapshot: object.snapshot.map { Self.namedValues($0.values, layout: object.layout) },
                 persistedSnapshot: conflict.storedSnapshot.map { Self.namedValues($0.values, layout: object.layout) })
             merge.setObjectSnapshot(Self.namedValues(storeValues(of: object), layout: object.layout))
+            merge.storedSnapshot = conflict.storedSnapshot
             return merge
         }
-        return CoreDataError.make(
-            NSManagedObjectMergeError, "Could not merge changes: \(conflicts.count) objects changed in the store meanwhile.",
-            userInfo: ["conflictList": conflicts])
-    }
-
-    /// Snapshot values by property name (attributes and to-one IDs; never to-many).
-    private static func namedValues(_ values: [Any?], layout: EntityLayout) -> [String: Any] {
-        var named: [String: Any] = [:]
-        for index in layout.persistentIndexes where !layout.isToMany(index) && index < values.count {
-            named[layout.properties[index].name] = values[index] ?? NSNull()
-        }
-        return named
     }
 }

@@ -42,6 +42,12 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Whether faults whose rows were deleted read as empty objects (as Strata always
     /// does) rather than raising.
     open var shouldDeleteInaccessibleFaults = true
+    /// How a save resolves conflicts: an `NSMergePolicy` (or one of the `NS…MergePolicy`
+    /// constants). `NSErrorMergePolicy` by default: a conflict fails the save.
+    open var mergePolicy: Any = NSErrorMergePolicy
+
+    /// The merge policy as an object.
+    var resolvedMergePolicy: NSMergePolicy { (mergePolicy as? NSMergePolicy) ?? NSMergePolicy(merge: .errorMergePolicyType) }
 
     let queue: DispatchQueue
     let lock = NSRecursiveLock()

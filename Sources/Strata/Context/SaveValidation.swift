@@ -1,51 +1,98 @@
 import Foundation
 
-/// The checks a save makes before anything is written: required values, relationship
-/// counts, and Deny delete rules. Every failure of a save is reported together.
+/// The checks a save makes before anything is written: every property through
+/// `validateValue(_:forKey:)` (required values, relationship counts, the model's attribute
+/// rules, and a subclass's own checks), and Deny delete rules. Every failure of a save is
+/// reported together.
 extension NSManagedObject {
     func throwing(_ errors: [NSError]) throws {
         if let error = CoreDataError.combined(errors) { throw error }
     }
 
-    /// Required properties without a value (1570) and to-many relationships with too few
-    /// (1580) or too many (1590) objects.
+    /// Runs `validateValue(_:forKey:)` for each of the object's properties, as Apple's
+    /// `validateForInsert`/`validateForUpdate` do ("iterates through all of the receiver's
+    /// properties"), and collects the errors. A value the hook replaces is set on the
+    /// object, so that the save writes the coerced value.
     func propertyErrors() -> [NSError] {
         var errors: [NSError] = []
-        for index in layout.persistentIndexes {
-            let property = layout.properties[index]
+        for (index, property) in layout.properties.enumerated() where layout.kinds[index] != .other {
             if property is NSDerivedAttributeDescription { continue }
-            switch layout.kinds[index] {
-            case .attribute, .toOne:
-                if !property.isOptional && values[index] == nil {
-                    errors.append(
-                        CoreDataError.validation(
-                            NSValidationMissingMandatoryPropertyError, object: self, key: property.name,
-                            "\(entity.name ?? "?").\(property.name) is a required value."))
+            let current = primitiveValue(at: index)
+            var proposed = current
+            do {
+                try validateValue(&proposed, forKey: property.name)
+                if !ValueEquality.same(proposed, current) { setValue(proposed, forKey: property.name) }
+            } catch let error as NSError {
+                if error.code == NSValidationMultipleErrorsError, let detailed = error.userInfo[NSDetailedErrorsKey] as? [NSError]
+                {
+                    errors += detailed
+                } else {
+                    errors.append(error)
                 }
-            case .toMany:
-                guard let relationship = property as? NSRelationshipDescription else { continue }
-                let count = toManyObjects(at: index).count
-                if count == 0 && !relationship.isOptional {
-                    errors.append(
-                        CoreDataError.validation(
-                            NSValidationMissingMandatoryPropertyError, object: self, key: property.name,
-                            "\(entity.name ?? "?").\(property.name) is a required relationship."))
-                } else if count > 0 && count < relationship.minCount {
-                    errors.append(
-                        CoreDataError.validation(
-                            NSValidationRelationshipLacksMinimumCountError, object: self, key: property.name,
-                            "\(entity.name ?? "?").\(property.name) needs at least \(relationship.minCount) objects."))
-                } else if relationship.maxCount > 0 && count > relationship.maxCount {
-                    errors.append(
-                        CoreDataError.validation(
-                            NSValidationRelationshipExceedsMaximumCountError, object: self, key: property.name,
-                            "\(entity.name ?? "?").\(property.name) allows at most \(relationship.maxCount) objects."))
-                }
-            case .other:
-                continue
             }
         }
         return errors
+    }
+
+    /// The model's rules for one property, checked against a proposed value: required
+    /// values (1570), to-many counts (1580, 1590) and the attribute rules of
+    /// `AttributeValidation`. Unknown keys and derived attributes (computed by the store)
+    /// pass.
+    func modelRuleError(for proposed: Any?, forKey key: String) -> NSError? {
+        guard let index = layout.indexByName[key] else { return nil }
+        let property = layout.properties[index]
+        let value = proposed.flatMap { $0 is NSNull ? nil : $0 }
+        let name = "\(entity.name ?? "?").\(key)"
+        switch property {
+        case is NSDerivedAttributeDescription:
+            return nil
+        case let relationship as NSRelationshipDescription where relationship.isToMany:
+            let count = Self.objects(in: value).count
+            if count == 0 && !relationship.isOptional {
+                return CoreDataError.validation(
+                    NSValidationMissingMandatoryPropertyError, object: self, key: key, "\(name) is a required relationship.")
+            } else if count > 0 && count < relationship.minCount {
+                return CoreDataError.validation(
+                    NSValidationRelationshipLacksMinimumCountError, object: self, key: key, value: value,
+                    "\(name) needs at least \(relationship.minCount) objects.")
+            } else if relationship.maxCount > 0 && count > relationship.maxCount {
+                return CoreDataError.validation(
+                    NSValidationRelationshipExceedsMaximumCountError, object: self, key: key, value: value,
+                    "\(name) allows at most \(relationship.maxCount) objects.")
+            }
+            return nil
+        default:
+            guard value != nil else {
+                return property.isOptional
+                    ? nil
+                    : CoreDataError.validation(
+                        NSValidationMissingMandatoryPropertyError, object: self, key: key, "\(name) is a required value.")
+            }
+            guard let attribute = property as? NSAttributeDescription else { return nil }
+            return AttributeValidation.error(for: value, of: attribute, on: self)
+        }
+    }
+
+    /// A value in the object form of Apple's `validateValue(_:forKey:)` pointer: Foundation's
+    /// classes for Swift's value types.
+    static func objectValue(_ value: Any?) -> AnyObject? {
+        switch value {
+        case nil: nil
+        case let string as String: NSString(string: string)
+        case let data as Data: NSData(data: data)
+        case let date as Date: NSDate(timeIntervalSinceReferenceDate: date.timeIntervalSinceReferenceDate)
+        case let decimal as Decimal: NSDecimalNumber(decimal: decimal)
+        case let uuid as UUID: NSUUID(uuidString: uuid.uuidString)
+        case let url as URL: NSURL(string: url.absoluteString)
+        case let bool as Bool: NSNumber(value: bool)
+        case let number as Int16: NSNumber(value: number)
+        case let number as Int32: NSNumber(value: number)
+        case let number as Int64: NSNumber(value: number)
+        case let number as Int: NSNumber(value: number)
+        case let number as Double: NSNumber(value: number)
+        case let number as Float: NSNumber(value: number)
+        case let value?: value as AnyObject
+        }
     }
 
     /// Deny relationships that still have destinations that are not deleted too (1600).

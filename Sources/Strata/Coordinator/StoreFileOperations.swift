@@ -7,6 +7,8 @@ extension NSPersistentStoreCoordinator {
     /// Copies every object of a store into a new store of the given type at the URL, then
     /// removes the old store from the coordinator (its file is left as it was) and returns
     /// the new one. On failure the new file is removed and the old store stays added.
+    /// Large binary values are written anew by the new store (to its own external data files
+    /// when it is a SQLite store, inline otherwise).
     @discardableResult
     public func migratePersistentStore(
         _ store: NSPersistentStore, to url: URL, options: [AnyHashable: Any]? = nil, withType storeType: String
@@ -55,8 +57,9 @@ extension NSPersistentStoreCoordinator {
         return request
     }
 
-    /// Replaces the store at `destinationURL` with a copy of the one at `sourceURL`. When
-    /// the destination is added to this coordinator, it is reopened afterwards.
+    /// Replaces the store at `destinationURL` with a copy of the one at `sourceURL`, with its
+    /// folder of external data files. When the destination is added to this coordinator, it
+    /// is reopened afterwards.
     public func replacePersistentStore(
         at destinationURL: URL, destinationOptions: [AnyHashable: Any]? = nil,
         withPersistentStoreFrom sourceURL: URL, sourceOptions: [AnyHashable: Any]? = nil, ofType storeType: String
@@ -72,6 +75,9 @@ extension NSPersistentStoreCoordinator {
         switch storeType {
         case NSSQLiteStoreType:
             try StoreFile.requireSQLiteHeader(sourceURL)
+            // The copied rows name the source's external data files: they come along.
+            let support = try StagedSupportFolder(copying: sourceURL, for: destinationURL)
+            defer { support.discard() }
             try StoreFile.translatingSQLiteErrors(sourceURL) {
                 var readOnly = Configuration()
                 readOnly.readonly = true
@@ -83,6 +89,7 @@ extension NSPersistentStoreCoordinator {
                 defer { try? destination.close() }
                 try source.backup(to: destination)
             }
+            try support.install()
         case NSBinaryStoreType:
             let data = try Data(contentsOf: sourceURL)
             try data.write(to: destinationURL, options: .atomic)
@@ -110,7 +117,7 @@ extension NSPersistentStoreCoordinator {
     static func removeStoreFiles(at url: URL, type: String) throws {
         guard type == NSSQLiteStoreType || type == NSBinaryStoreType else { return }
         let manager = FileManager.default
-        let support = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent)_SUPPORT")
+        let support = SQLiteExternalStorage.supportFolder(of: url)
         for path in [url.path, url.path + "-wal", url.path + "-shm", support.path] where manager.fileExists(atPath: path) {
             try manager.removeItem(atPath: path)
         }

@@ -41,8 +41,13 @@ open class NSFetchRequest<ResultType>: NSPersistentStoreRequest, NSCopying, @unc
     public var entity: NSEntityDescription? {
         didSet { if let entity { entityName = entity.name } }
     }
-    /// The filter: only objects for which it holds are fetched.
-    public var predicate: NSPredicate?
+    /// The filter: only objects for which it holds are fetched. A template read from a model
+    /// file gives its `predicateFormat` parsed.
+    public var predicate: NSPredicate? {
+        get { storedPredicate ?? predicateFormat.map { NSPredicate(format: $0) } }
+        set { storedPredicate = newValue }
+    }
+    private var storedPredicate: NSPredicate?
     /// The filter as a format string, as a model's fetch request template states it; used
     /// when `predicate` is nil. (A Strata addition.)
     public var predicateFormat: String?
@@ -117,7 +122,7 @@ open class NSFetchRequest<ResultType>: NSPersistentStoreRequest, NSCopying, @unc
         copy.propertiesToFetch = propertiesToFetch
         copy.relationshipKeyPathsForPrefetching = relationshipKeyPathsForPrefetching
         copy.sortDescriptors = sortDescriptors
-        copy.predicate = predicate
+        copy.storedPredicate = storedPredicate
         copy.propertiesToGroupBy = propertiesToGroupBy
         copy.havingPredicate = havingPredicate
         copy.affectedStores = affectedStores

@@ -33,6 +33,9 @@ open class NSMergeConflict: NSObject, @unchecked Sendable {
 
     func setObjectSnapshot(_ snapshot: [String: Any]) { objectSnapshot = snapshot }
 
+    /// The store's row as a snapshot (nil when it was deleted), for resolution.
+    var storedSnapshot: Snapshot?
+
     open override var description: String {
         "<NSMergeConflict: source \(sourceObject.objectID); old version \(oldVersionNumber); new version \(newVersionNumber)>"
     }

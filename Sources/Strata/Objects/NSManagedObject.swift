@@ -211,6 +211,27 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
         try throwing(denyErrors())
     }
 
+    /// Checks a proposed value for one property against the model: required values,
+    /// relationship counts, numeric and date bounds, lengths, regular expressions.
+    ///
+    /// This is the per-key hook: override it (switch on `key`, call `super`) where Apple's
+    /// Core Data would find a `validate<Key>:error:` method, which needs the Objective-C
+    /// runtime. Throw to reject the value, or assign `value` to replace it; every save calls
+    /// this for each property of inserted and updated objects, collects what it throws with
+    /// the other errors, and keeps a replaced value.
+    open func validateValue(_ value: inout Any?, forKey key: String) throws {
+        if let error = modelRuleError(for: value, forKey: key) { throw error }
+    }
+
+    /// Apple's form, with `UnsafeMutablePointer` in place of the `AutoreleasingUnsafeMutablePointer`
+    /// Linux lacks. It calls `validateValue(_:forKey:)` with an `Any?`, which is the one to
+    /// override, and stores a replaced value back as a Foundation object.
+    open func validateValue(_ value: UnsafeMutablePointer<AnyObject?>, forKey key: String) throws {
+        var proposed: Any? = value.pointee
+        try validateValue(&proposed, forKey: key)
+        if !ValueEquality.same(proposed, value.pointee) { value.pointee = Self.objectValue(proposed) }
+    }
+
     // MARK: Key-value access
 
     /// The value of a property: an attribute's value, a to-one relationship's object, or a

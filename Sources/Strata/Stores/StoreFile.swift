@@ -61,6 +61,13 @@ enum StoreFile {
                 throw CoreDataError.make(
                     CocoaError.Code.fileReadCorruptFile.rawValue, "The store at \(url.path) is damaged or not a database.",
                     userInfo: info)
+            case .SQLITE_CONSTRAINT:
+                // The unique indexes behind uniqueness constraints: the last line of defence
+                // when a save's own check missed a conflict (another process, say).
+                throw CoreDataError.make(
+                    NSManagedObjectConstraintMergeError,
+                    "A uniqueness constraint of \(url.path) was violated: \(error.message ?? "")",
+                    userInfo: info.merging(["conflictList": [NSConstraintConflict]()]) { a, _ in a })
             case .SQLITE_FULL:
                 throw CoreDataError.make(
                     CocoaError.Code.fileWriteOutOfSpace.rawValue, "The disk holding \(url.path) is full.", userInfo: info)

@@ -40,11 +40,15 @@ import Foundation
             delegate = ValueTransformer.registered(name)
         }
 
+        /// The registered transformer, or a built-in one by its name or its class name: Xcode
+        /// writes `valueTransformerName="NSSecureUnarchiveFromDataTransformer"`, which Apple's
+        /// Foundation resolves by instantiating the class of that name.
         static func registered(_ name: NSValueTransformerName) -> ValueTransformer? {
             if let found = registry.withLock({ $0[name.rawValue] }) { return found }
-            switch name {
-            case .secureUnarchiveFromDataTransformerName: return NSSecureUnarchiveFromDataTransformer()
-            case .keyedUnarchiveFromDataTransformerName: return KeyedUnarchiveFromDataTransformer()
+            switch name.rawValue {
+            case NSValueTransformerName.secureUnarchiveFromDataTransformerName.rawValue, "NSSecureUnarchiveFromDataTransformer":
+                return NSSecureUnarchiveFromDataTransformer()
+            case NSValueTransformerName.keyedUnarchiveFromDataTransformerName.rawValue: return KeyedUnarchiveFromDataTransformer()
             default: return nil
             }
         }
@@ -69,8 +73,13 @@ import Foundation
         }
     }
 
-    /// Archives values with `NSKeyedArchiver` and reads them back; the default transformer
-    /// of transformable attributes.
+    /// Archives values with `NSKeyedArchiver` and reads them back, for values of the
+    /// `allowedTopLevelClasses` only (subclasses list their own classes, as on Apple's
+    /// systems); Xcode's default transformer of transformable attributes.
+    ///
+    /// Swift values are archived as their Foundation classes (`[String]` as `NSArray`). Reading
+    /// does not use Foundation's secure decoding, which on Linux stops the program at a class
+    /// it was not asked for; the top-level object's class is checked after decoding instead.
     open class NSSecureUnarchiveFromDataTransformer: ValueTransformer, @unchecked Sendable {
         /// The classes allowed at the top of an archive.
         open class var allowedTopLevelClasses: [AnyClass] {
@@ -83,16 +92,28 @@ import Foundation
         open override class func transformedValueClass() -> AnyClass { NSData.self }
 
         open override func transformedValue(_ value: Any?) -> Any? {
-            guard let object = value as? (NSObject & NSCoding) else { return nil }
-            return try? NSKeyedArchiver.archivedData(withRootObject: object, requiringSecureCoding: false)
+            guard let value, let object = (value as AnyObject) as? (NSObject & NSCoding), isAllowed(object) else { return nil }
+            return try? NSKeyedArchiver.archivedData(withRootObject: object, requiringSecureCoding: requiresSecureCoding)
         }
 
         open override func reverseTransformedValue(_ value: Any?) -> Any? {
-            guard let data = value as? Data else { return nil }
-            return try? NSKeyedUnarchiver.unarchiveTopLevelObjectWithData(data)
+            guard let data = value as? Data, let object = try? NSKeyedUnarchiver.unarchiveTopLevelObjectWithData(data),
+                let decoded = object as? NSObject, isAllowed(decoded)
+            else { return nil }
+            return object
+        }
+
+        /// Whether archives are written with secure coding (the legacy transformer does not).
+        var requiresSecureCoding: Bool { true }
+
+        private func isAllowed(_ object: NSObject) -> Bool {
+            type(of: self).allowedTopLevelClasses.contains { object.isKind(of: $0) }
         }
     }
 
-    /// The legacy keyed-archive transformer.
-    final class KeyedUnarchiveFromDataTransformer: NSSecureUnarchiveFromDataTransformer, @unchecked Sendable {}
+    /// The legacy keyed-archive transformer: any class that conforms to `NSCoding`.
+    final class KeyedUnarchiveFromDataTransformer: NSSecureUnarchiveFromDataTransformer, @unchecked Sendable {
+        override class var allowedTopLevelClasses: [AnyClass] { [NSObject.self] }
+        override var requiresSecureCoding: Bool { false }
+    }
 #endif

@@ -48,11 +48,11 @@ final class BinaryStore: InMemoryStore, @unchecked Sendable {
         guard let url else { return }
         var stored = metadata ?? [:]
         stored[NSStoreUUIDKey] = nil
-        let rows: [[String: Any]] = state.rows.values.sorted { $0.objectID.primaryKey < $1.objectID.primaryKey }.map { row in
+        let rows: [[String: Any]] = try state.rows.values.sorted { $0.objectID.primaryKey < $1.objectID.primaryKey }.map { row in
             let layout = row.objectID.entity.layout
             var values: [String: Any] = [:]
             for index in layout.persistentIndexes {
-                if let value = encode(row.values[index], index: index, layout: layout) {
+                if let value = try encode(row.values[index], index: index, layout: layout) {
                     values[layout.properties[index].name] = value
                 }
             }
@@ -120,7 +120,8 @@ final class BinaryStore: InMemoryStore, @unchecked Sendable {
 
     // MARK: Values as property-list objects
 
-    private func encode(_ value: Any?, index: Int, layout: EntityLayout) -> Any? {
+    /// Throws when a transformable value cannot be transformed (the save then fails).
+    private func encode(_ value: Any?, index: Int, layout: EntityLayout) throws -> Any? {
         guard let value else { return nil }
         switch layout.kinds[index] {
         case .toOne:
@@ -129,6 +130,10 @@ final class BinaryStore: InMemoryStore, @unchecked Sendable {
             return (value as? [NSManagedObjectID])?.map(reference)
         default:
             guard let attribute = layout.properties[index] as? NSAttributeDescription else { return nil }
+            // Before the cases by value type: a transformable string or data is transformed too.
+            if attribute.attributeType == .transformableAttributeType {
+                return try TransformableValue.forward(value, attribute: attribute)
+            }
             switch value {
             case let decimal as Decimal: return NSDecimalNumber(decimal: decimal).stringValue
             case let uuid as UUID: return uuid.uuidString
@@ -138,9 +143,6 @@ final class BinaryStore: InMemoryStore, @unchecked Sendable {
             case let text as String: return text
             case let data as Data: return data
             default:
-                if attribute.attributeType == .transformableAttributeType {
-                    return try? TransformableValue.forward(value, attribute: attribute)
-                }
                 if let number = NumberValue.double(value), attribute.attributeType.isNumeric, !attribute.attributeType.isInteger {
                     return NSNumber(value: number)
                 }

@@ -114,6 +114,7 @@ class InMemoryStore: NSPersistentStore, @unchecked Sendable {
                 result.snapshots[change.objectID] = snapshot
             }
             for change in request.deletes { working.rows[change.objectID] = nil }
+            DerivedAttributeValues.apply(to: &working.rows, request: request, result: &result)
             try persist(working)
             state = working
             return result

@@ -128,7 +128,8 @@ extension SQLiteStore {
         if let filter = entityFilter(plan, mapping: mapping) { conditions.append("t0." + filter) }
         if let condition = query.whereClause { conditions.append("(\(condition))") }
         if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
-        if !query.orderBy.isEmpty { sql += " ORDER BY " + query.orderBy.joined(separator: ", ") }
+        // The primary key breaks ties, so that pages of a sorted fetch never overlap.
+        if !query.orderBy.isEmpty { sql += " ORDER BY " + (query.orderBy + ["t0.Z_PK"]).joined(separator: ", ") }
         return (sql, StatementArguments(query.arguments))
     }
 

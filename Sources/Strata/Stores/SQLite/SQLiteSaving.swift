@@ -45,6 +45,12 @@ extension SQLiteStore {
     }
 
     func sqliteSave(_ request: StoreSaveRequest) throws -> StoreSaveResult {
+        let files = SQLiteExternalStorage(directory: externalDataDirectory)
+        return try files.transaction { try sqliteSave(request, files: files) }
+    }
+
+    /// The save's transaction; `files` writes large binary values before it commits.
+    private func sqliteSave(_ request: StoreSaveRequest, files: SQLiteExternalStorage) throws -> StoreSaveResult {
         let (database, mapping) = try openDatabase()
         let metadataData = metadataNeedsSaving ? try Self.plistData(metadata ?? [:]) : nil
         let url = self.url ?? URL(fileURLWithPath: "/")
@@ -58,22 +64,24 @@ extension SQLiteStore {
                 result.permanentIDs = idMap
                 let resolve: (NSManagedObjectID) -> NSManagedObjectID = { [idMap] in idMap[$0] ?? $0 }
 
+                // Deletes first, so that a row replacing a deleted one with the same unique
+                // values (an overwrite merge) does not trip the unique index.
+                var conflicts: [VersionConflict] = []
+                for change in request.deletes where !(try delete(change, db: db, mapping: mapping, files: files)) {
+                    conflicts.append(try conflict(for: change, db: db, mapping: mapping))
+                }
                 for change in request.inserts {
                     let id = resolve(change.objectID)
-                    try insert(change, as: id, db: db, mapping: mapping, resolve: resolve)
+                    try insert(change, as: id, db: db, mapping: mapping, resolve: resolve, files: files)
                     result.snapshots[id] = snapshot(of: change, as: id, version: 1, resolve: resolve)
                 }
-                var conflicts: [VersionConflict] = []
                 for change in request.updates {
-                    if try update(change, db: db, mapping: mapping, resolve: resolve) {
+                    if try update(change, db: db, mapping: mapping, resolve: resolve, files: files) {
                         result.snapshots[change.objectID] = snapshot(
                             of: change, as: change.objectID, version: change.expectedVersion + 1, resolve: resolve)
                     } else {
                         conflicts.append(try conflict(for: change, db: db, mapping: mapping))
                     }
-                }
-                for change in request.deletes where !(try delete(change, db: db, mapping: mapping)) {
-                    conflicts.append(try conflict(for: change, db: db, mapping: mapping))
                 }
                 guard conflicts.isEmpty else { throw VersionConflictError(conflicts: conflicts) }
                 for change in request.inserts {
@@ -83,6 +91,7 @@ extension SQLiteStore {
                     try writeToMany(change, as: change.objectID, db: db, mapping: mapping, resolve: resolve)
                 }
                 if let metadataData { try writeMetadata(metadataData, in: db) }
+                try refreshDerivedValues(&result, db: db, mapping: mapping)
                 return result
             }
         }
@@ -104,7 +113,7 @@ extension SQLiteStore {
     /// The column values of the changed attributes and to-one relationships.
     private func columnValues(
         _ change: RowChange, mapping: SQLiteEntityMapping, store: SQLiteStoreMapping, all: Bool,
-        resolve: (NSManagedObjectID) -> NSManagedObjectID
+        resolve: (NSManagedObjectID) -> NSManagedObjectID, files: SQLiteExternalStorage
     ) throws -> [(String, DatabaseValue)] {
         let changed = Set(change.changed)
         var result: [(String, DatabaseValue)] = []
@@ -112,7 +121,7 @@ extension SQLiteStore {
             let value = change.values[column.index]
             switch column.binding {
             case .attribute(let attribute):
-                result.append((column.name, try SQLiteValueCodec.encode(value, attribute: attribute)))
+                result.append((column.name, try SQLiteValueCodec.encode(value, attribute: attribute, external: files)))
             case .toOne(_, let entityColumn):
                 let target = (value as? NSManagedObjectID).map(resolve)
                 if let target, target.isTemporaryID || target.persistentStore !== self {
@@ -132,12 +141,12 @@ extension SQLiteStore {
 
     private func insert(
         _ change: RowChange, as id: NSManagedObjectID, db: Database, mapping: SQLiteStoreMapping,
-        resolve: (NSManagedObjectID) -> NSManagedObjectID
+        resolve: (NSManagedObjectID) -> NSManagedObjectID, files: SQLiteExternalStorage
     ) throws {
         guard let entity = mapping.mapping(for: id.entity) else {
             throw CoreDataError.make(NSPersistentStoreSaveError, "Entity \(id.entity.name ?? "?") is not in the store's model.")
         }
-        let columns = try columnValues(change, mapping: entity, store: mapping, all: true, resolve: resolve)
+        let columns = try columnValues(change, mapping: entity, store: mapping, all: true, resolve: resolve, files: files)
         let names = ["Z_PK", "Z_ENT", "Z_OPT"] + columns.map(\.0)
         let sql =
             "INSERT INTO \(entity.table) (\(names.joined(separator: ", "))) VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))"
@@ -148,10 +157,12 @@ extension SQLiteStore {
     /// Writes the changed columns and bumps `Z_OPT`; `false` when the row is not at the
     /// expected version (or gone).
     private func update(
-        _ change: RowChange, db: Database, mapping: SQLiteStoreMapping, resolve: (NSManagedObjectID) -> NSManagedObjectID
+        _ change: RowChange, db: Database, mapping: SQLiteStoreMapping, resolve: (NSManagedObjectID) -> NSManagedObjectID,
+        files: SQLiteExternalStorage
     ) throws -> Bool {
         guard let entity = mapping.mapping(for: change.objectID.entity) else { return false }
-        let columns = try columnValues(change, mapping: entity, store: mapping, all: false, resolve: resolve)
+        try files.noteReplacedFiles(ofRow: change.objectID.primaryKey, in: entity, changed: change.changed, db: db)
+        let columns = try columnValues(change, mapping: entity, store: mapping, all: false, resolve: resolve, files: files)
         let assignments = (columns.map { "\($0.0) = ?" } + ["Z_OPT = ?"]).joined(separator: ", ")
         let sql = "UPDATE \(entity.table) SET \(assignments) WHERE Z_PK = ? AND Z_OPT = ?"
         let arguments = StatementArguments(
@@ -163,9 +174,12 @@ extension SQLiteStore {
         return db.changesCount > 0
     }
 
-    private func delete(_ change: RowChange, db: Database, mapping: SQLiteStoreMapping) throws -> Bool {
+    private func delete(
+        _ change: RowChange, db: Database, mapping: SQLiteStoreMapping, files: SQLiteExternalStorage
+    ) throws -> Bool {
         guard let entity = mapping.mapping(for: change.objectID.entity) else { return false }
         let key = change.objectID.primaryKey
+        try files.noteReplacedFiles(ofRow: key, in: entity, changed: nil, db: db)
         try db.cachedStatement(sql: "DELETE FROM \(entity.table) WHERE Z_PK = ? AND Z_OPT = ?")
             .execute(arguments: [key, change.expectedVersion])
         guard db.changesCount > 0 else { return false }

@@ -27,6 +27,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
                 metadata[NSStoreTypeKey] = NSSQLiteStoreType
                 self.identifier = existing.uuid
                 self.metadata = metadata
+                if !isReadOnly { try SQLiteDerivedAttributes.addMissingTriggers(to: database, mapping: mapping) }
             } else {
                 try createSchema(in: database, mapping: mapping, model: model)
             }
@@ -113,6 +114,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
                 for statement in mapping.schema.createStatements + mapping.schema.primaryKeyInsertStatements {
                     try db.execute(sql: statement)
                 }
+                try SQLiteDerivedAttributes.createTriggers(in: db, mapping: mapping)
                 try db.execute(
                     sql: "INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)",
                     arguments: [uuid, try Self.plistData(metadata)])
@@ -213,5 +215,6 @@ enum SQLiteFunctions {
             db.add(function: DatabaseFunction(name, pure: false) { _ in nil })
         }
         SQLitePredicateFunctions.register(in: db)
+        SQLiteDerivedAttributeFunctions.register(in: db)
     }
 }

@@ -95,7 +95,10 @@ enum SQLiteValueCodec {
     }
 
     /// The column value of an attribute value; throws when the value cannot be stored.
-    static func encode(_ value: Any?, attribute: NSAttributeDescription) throws -> DatabaseValue {
+    /// Large binary values go to files through `external` when the attribute allows it.
+    static func encode(
+        _ value: Any?, attribute: NSAttributeDescription, external: SQLiteExternalStorage? = nil
+    ) throws -> DatabaseValue {
         guard let value, !(value is NSNull) else { return .null }
         switch attribute.attributeType {
         case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .booleanAttributeType:
@@ -119,11 +122,11 @@ enum SQLiteValueCodec {
             if let url = value as? URL { return url.absoluteString.databaseValue }
         case .binaryDataAttributeType:
             if let data = value as? Data {
-                return attribute.allowsExternalBinaryDataStorage
-                    ? (Data([inlineMarker]) + data).databaseValue : data.databaseValue
+                guard attribute.allowsExternalBinaryDataStorage else { return data.databaseValue }
+                return try external?.columnValue(for: data) ?? (Data([inlineMarker]) + data).databaseValue
             }
         case .transformableAttributeType:
-            if let data = try TransformableValue.forward(value, attribute: attribute) { return data.databaseValue }
+            return try TransformableValue.forward(value, attribute: attribute).databaseValue
         default:
             return .null
         }
@@ -131,26 +134,5 @@ enum SQLiteValueCodec {
             NSManagedObjectValidationError,
             "The value \(value) of \(attribute.entity?.name ?? "?").\(attribute.name) is not a \(attribute.attributeType.xcodeModelName ?? "value").",
             userInfo: [NSValidationKeyErrorKey: attribute.name, NSValidationValueErrorKey: value])
-    }
-}
-
-/// Transformable attributes: values turned into data by the attribute's value transformer
-/// (by name), or by keyed archiving when it names none.
-enum TransformableValue {
-    static func reverse(_ data: Data, attribute: NSAttributeDescription) -> Any? {
-        if let name = attribute.valueTransformerName, let transformer = ValueTransformer(forName: NSValueTransformerName(name)) {
-            return transformer.reverseTransformedValue(data) ?? data
-        }
-        if let object = try? NSKeyedUnarchiver.unarchiveTopLevelObjectWithData(data) { return object }
-        return data
-    }
-
-    static func forward(_ value: Any, attribute: NSAttributeDescription) throws -> Data? {
-        if let name = attribute.valueTransformerName, let transformer = ValueTransformer(forName: NSValueTransformerName(name)) {
-            return transformer.transformedValue(value) as? Data
-        }
-        if let data = value as? Data { return data }
-        guard let object = value as? (NSObject & NSCoding) else { return nil }
-        return try NSKeyedArchiver.archivedData(withRootObject: object, requiringSecureCoding: false)
     }
 }

@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+
+@testable import Strata
+
+/// A subclass's own per-key rule, `validateValue(_:forKey:)` overridden as Apple's
+/// `validate<Key>:error:` methods would be written: it can refuse a value or replace it.
+@Suite struct ValidationHookTests {
+    private typealias F = ValidationFixtures
+
+    @Test func overrideRefusesAValueAndTheSaveFails() throws {
+        let context = try F.context()
+        context.performAndWait {
+            let voucher = Voucher(context: context)
+            voucher.code = "VOID"
+            let error = F.saveError(context)
+            #expect(error?.domain == Voucher.errorDomain)
+            #expect(error?.code == 1)
+            #expect(error?.userInfo[NSValidationKeyErrorKey] as? String == "code")
+            #expect(error?.userInfo[NSValidationObjectErrorKey] as? NSManagedObject === voucher)
+            #expect(voucher.isInserted)
+        }
+    }
+
+    @Test func overrideErrorIsCollectedWithTheModelsErrors() throws {
+        let context = try F.context()
+        context.performAndWait {
+            let voucher = Voucher(context: context)
+            voucher.code = "void"
+            voucher.amount = 0
+            let error = F.saveError(context)
+            #expect(error?.code == NSValidationMultipleErrorsError)
+            let detailed = error?.userInfo[NSDetailedErrorsKey] as? [NSError] ?? []
+            #expect(detailed.count == 2)
+            #expect(detailed.contains { $0.domain == Voucher.errorDomain && $0.code == 1 })
+            F.expect(
+                detailed.first { $0.domain == NSCocoaErrorDomain }, code: NSValidationNumberTooSmallError, key: "amount",
+                object: voucher)
+        }
+    }
+
+    @Test func overrideReplacesAValueAndTheSaveWritesIt() throws {
+        let context = try F.context()
+        try context.performAndWait {
+            let voucher = Voucher(context: context)
+            voucher.code = "summer"
+            try context.save()
+            #expect(voucher.code == "SUMMER")
+            #expect(!context.hasChanges)
+        }
+        let other = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        other.persistentStoreCoordinator = context.persistentStoreCoordinator
+        try other.performAndWait {
+            let vouchers = try other.fetch(NSFetchRequest<Voucher>(entityName: "Voucher"))
+            #expect(vouchers.map(\.code) == ["SUMMER"])
+        }
+    }
+
+    @Test func replacedValueIsCheckedByTheModelsRules() throws {
+        let context = try F.context()
+        context.performAndWait {
+            let voucher = Voucher(context: context)
+            voucher.code = "toolongcode"
+            F.expect(F.saveError(context), code: NSValidationStringTooLongError, key: "code", object: voucher)
+        }
+    }
+
+    @Test func pointerFormCallsTheOverride() throws {
+        let context = try F.context()
+        context.performAndWait {
+            let voucher = Voucher(context: context)
+            var object: AnyObject? = NSString(string: "gift")
+            #expect(F.thrown { try voucher.validateValue(&object, forKey: "code") } == nil)
+            #expect(object as? NSString == "GIFT")
+            #expect(voucher.code == nil)
+
+            object = NSString(string: "void")
+            #expect(F.thrown { try voucher.validateValue(&object, forKey: "code") }?.domain == Voucher.errorDomain)
+        }
+    }
+}

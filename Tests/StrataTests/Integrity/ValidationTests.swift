@@ -1,0 +1,194 @@
+import Foundation
+import Testing
+
+@testable import Strata
+
+/// The model's attribute rules (numeric, length, pattern and date bounds), required values
+/// and relationship counts, each checked at save with Apple's error code, key and object.
+@Suite struct ValidationTests {
+    private typealias F = ValidationFixtures
+
+    /// Saves a new specimen, valid but for `change`, and checks the one error the save throws.
+    private func expectSaveError(code: Int, key: String, after change: (Specimen) -> Void) throws {
+        let context = try F.context()
+        context.performAndWait {
+            let specimen = F.validSpecimen(in: context)
+            change(specimen)
+            F.expect(F.saveError(context), code: code, key: key, object: specimen)
+        }
+    }
+
+    /// Saves a new specimen, valid but for `change`, and expects the save to succeed.
+    private func expectSaves(after change: (Specimen) -> Void) throws {
+        let context = try F.context()
+        try context.performAndWait {
+            change(F.validSpecimen(in: context))
+            try context.save()
+        }
+    }
+
+    // MARK: Numbers
+
+    @Test func integerBelowMinimumIsNumberTooSmall() throws {
+        try expectSaveError(code: NSValidationNumberTooSmallError, key: "quantity") { $0.quantity = 0 }
+    }
+
+    @Test func integerAboveMaximumIsNumberTooLarge() throws {
+        try expectSaveError(code: NSValidationNumberTooLargeError, key: "quantity") { $0.quantity = 11 }
+    }
+
+    @Test func boundsThemselvesAreAllowed() throws {
+        try expectSaves { specimen in
+            specimen.quantity = 10
+            specimen.weight = 0.5
+            specimen.price = Decimal(string: "999.99")!
+            specimen.serial = 9_000_000_000_000_000_000
+        }
+    }
+
+    @Test func integer64BoundsAreReadExactly() throws {
+        try expectSaveError(code: NSValidationNumberTooLargeError, key: "serial") {
+            $0.serial = 9_000_000_000_000_000_001
+        }
+        try expectSaveError(code: NSValidationNumberTooSmallError, key: "serial") {
+            $0.serial = -9_000_000_000_000_000_001
+        }
+    }
+
+    @Test func doubleOutsideBoundsIsTooSmallOrTooLarge() throws {
+        try expectSaveError(code: NSValidationNumberTooSmallError, key: "weight") { $0.weight = 0.499 }
+        try expectSaveError(code: NSValidationNumberTooLargeError, key: "weight") { $0.weight = 99.51 }
+    }
+
+    @Test func floatIsComparedWithItsBoundAsAFloat() throws {
+        try expectSaves { $0.ratio = 0.1 }
+        try expectSaveError(code: NSValidationNumberTooLargeError, key: "ratio") { $0.ratio = 0.2 }
+        try expectSaveError(code: NSValidationNumberTooSmallError, key: "ratio") { $0.ratio = -0.5 }
+    }
+
+    @Test func decimalOutsideBoundsIsTooSmallOrTooLarge() throws {
+        try expectSaveError(code: NSValidationNumberTooSmallError, key: "price") { $0.price = Decimal(string: "0.009")! }
+        try expectSaveError(code: NSValidationNumberTooLargeError, key: "price") { $0.price = 1000 }
+    }
+
+    // MARK: Strings and data
+
+    @Test func stringShorterThanMinimumIsTooShort() throws {
+        try expectSaveError(code: NSValidationStringTooShortError, key: "code") { $0.code = "A" }
+    }
+
+    @Test func stringLongerThanMaximumIsTooLong() throws {
+        try expectSaveError(code: NSValidationStringTooLongError, key: "code") { $0.code = "ABCDEF" }
+    }
+
+    @Test func stringMustMatchThePatternInFull() throws {
+        try expectSaves { $0.code = "ABCDE" }
+        try expectSaveError(code: NSValidationStringPatternMatchingError, key: "code") { $0.code = "ABc" }
+        try expectSaveError(code: NSValidationStringPatternMatchingError, key: "code") { $0.code = "1AB" }
+    }
+
+    @Test func binaryDataLengthIsCheckedInBytes() throws {
+        try expectSaves { $0.blob = Data([1, 2, 3, 4]) }
+        try expectSaveError(code: NSValidationStringTooShortError, key: "blob") { $0.blob = Data() }
+        try expectSaveError(code: NSValidationStringTooLongError, key: "blob") { $0.blob = Data([1, 2, 3, 4, 5]) }
+    }
+
+    // MARK: Dates
+
+    @Test func dateBeforeMinimumIsTooSoon() throws {
+        try expectSaveError(code: NSValidationDateTooSoonError, key: "takenAt") {
+            $0.takenAt = F.earliest.addingTimeInterval(-1)
+        }
+    }
+
+    @Test func dateAfterMaximumIsTooLate() throws {
+        try expectSaves { $0.takenAt = F.latest }
+        try expectSaveError(code: NSValidationDateTooLateError, key: "takenAt") {
+            $0.takenAt = F.latest.addingTimeInterval(1)
+        }
+    }
+
+    // MARK: Required values and relationships
+
+    @Test func nilIsCheckedOnlyByTheRequiredRule() throws {
+        try expectSaves { specimen in
+            specimen.code = nil
+            specimen.blob = nil
+            specimen.takenAt = nil
+        }
+        try expectSaveError(code: NSValidationMissingMandatoryPropertyError, key: "label") { $0.label = nil }
+    }
+
+    @Test func tooFewObjectsInAToManyRelationship() throws {
+        try expectSaveError(code: NSValidationRelationshipLacksMinimumCountError, key: "tags") { specimen in
+            specimen.tags.first?.specimen = nil
+        }
+    }
+
+    @Test func tooManyObjectsInAToManyRelationship() throws {
+        try expectSaveError(code: NSValidationRelationshipExceedsMaximumCountError, key: "tags") { specimen in
+            for name in ["c", "d"] {
+                let tag = SpecimenTag(context: specimen.managedObjectContext!)
+                tag.name = name
+                tag.specimen = specimen
+            }
+        }
+    }
+
+    // MARK: Updates and validation on demand
+
+    @Test func updatedObjectsAreValidatedAtSave() throws {
+        let context = try F.context()
+        try context.performAndWait {
+            let specimen = F.validSpecimen(in: context)
+            try context.save()
+            specimen.weight = 100
+            F.expect(F.saveError(context), code: NSValidationNumberTooLargeError, key: "weight", object: specimen)
+            #expect(specimen.isUpdated)
+        }
+    }
+
+    @Test func validateValueChecksAProposedValueWithoutSettingIt() throws {
+        let context = try F.context()
+        context.performAndWait {
+            let specimen = F.validSpecimen(in: context)
+            var proposed: Any? = Int16(50)
+            let error = F.thrown { try specimen.validateValue(&proposed, forKey: "quantity") }
+            F.expect(error, code: NSValidationNumberTooLargeError, key: "quantity", object: specimen)
+            #expect(error?.userInfo[NSValidationValueErrorKey] as? Int16 == 50)
+            #expect(specimen.quantity == 1)
+
+            var number: Any? = NSNumber(value: 5)
+            #expect(F.thrown { try specimen.validateValue(&number, forKey: "quantity") } == nil)
+            var missing: Any? = nil
+            let required = F.thrown { try specimen.validateValue(&missing, forKey: "label") }
+            F.expect(required, code: NSValidationMissingMandatoryPropertyError, key: "label", object: specimen)
+        }
+    }
+
+    @Test func validateValueTakesApplesPointerForm() throws {
+        let context = try F.context()
+        context.performAndWait {
+            let specimen = F.validSpecimen(in: context)
+            var object: AnyObject? = NSString(string: "abc")
+            let error = F.thrown { try specimen.validateValue(&object, forKey: "code") }
+            F.expect(error, code: NSValidationStringPatternMatchingError, key: "code", object: specimen)
+            object = NSString(string: "ABC")
+            #expect(F.thrown { try specimen.validateValue(&object, forKey: "code") } == nil)
+            #expect(object as? NSString == "ABC")
+        }
+    }
+
+    @Test func validateForInsertReportsEveryBrokenRule() throws {
+        let context = try F.context()
+        context.performAndWait {
+            let specimen = F.validSpecimen(in: context)
+            specimen.quantity = 0
+            specimen.blob = Data()
+            let error = F.thrown { try specimen.validateForInsert() }
+            #expect(error?.code == NSValidationMultipleErrorsError)
+            let detailed = error?.userInfo[NSDetailedErrorsKey] as? [NSError] ?? []
+            #expect(Set(detailed.map(\.code)) == [NSValidationNumberTooSmallError, NSValidationStringTooShortError])
+        }
+    }
+}
