@@ -15,9 +15,12 @@ struct ModelResourceTests {
         #expect(Set(model.entitiesByName.keys) == Self.entityNames)
     }
 
-    @Test("the main bundle's merged model includes the copied model")
+    @Test("the target's bundle gives the copied model to mergedModel(from:)")
     func mergedModel() throws {
-        let model = try #require(NSManagedObjectModel.mergedModel(from: nil))
+        // Other test targets of the process copy their own models, with entities of the same
+        // names, so the main bundle's merge fails as Core Data's does; the target's own bundle
+        // holds one model.
+        let model = try #require(NSManagedObjectModel.mergedModel(from: [Bundle.module]))
         #expect(Self.entityNames.isSubset(of: Set(model.entitiesByName.keys)))
     }
 }

@@ -21,7 +21,7 @@ extension NSManagedObject {
             var proposed = current
             do {
                 try validateValue(&proposed, forKey: property.name)
-                if !ValueEquality.same(proposed, current) { setValue(proposed, forKey: property.name) }
+                if Self.isReplacement(proposed, of: current) { setValue(proposed, forKey: property.name) }
             } catch let error as NSError {
                 if error.code == NSValidationMultipleErrorsError, let detailed = error.userInfo[NSDetailedErrorsKey] as? [NSError]
                 {
@@ -70,6 +70,22 @@ extension NSManagedObject {
             }
             guard let attribute = property as? NSAttributeDescription else { return nil }
             return AttributeValidation.error(for: value, of: attribute, on: self)
+        }
+    }
+
+    /// Whether a validation hook replaced a value: by equality for hashable values, by
+    /// identity for objects, by type for other values (a transformable struct that is not
+    /// `Hashable` must not count as replaced, and written again, at every save).
+    static func isReplacement(_ proposed: Any?, of current: Any?) -> Bool {
+        switch (proposed, current) {
+        case (nil, nil): return false
+        case (nil, _), (_, nil): return true
+        case let (new as AnyHashable, old as AnyHashable): return new != old
+        case let (new?, old?):
+            guard type(of: new) is AnyClass, type(of: old) is AnyClass else {
+                return ObjectIdentifier(type(of: new)) != ObjectIdentifier(type(of: old))
+            }
+            return (new as AnyObject) !== (old as AnyObject)
         }
     }
 

@@ -94,7 +94,7 @@ open class NSFetchRequest<ResultType>: NSPersistentStoreRequest, NSCopying, @unc
     open override func isEqual(_ object: Any?) -> Bool {
         guard let other = object as? NSFetchRequest<ResultType> else { return false }
         return entityName == other.entityName && predicateFormat == other.predicateFormat
-            && predicate == other.predicate
+            && storedPredicate == other.storedPredicate
             && fetchLimit == other.fetchLimit && fetchOffset == other.fetchOffset
             && fetchBatchSize == other.fetchBatchSize && resultType == other.resultType
             && includesSubentities == other.includesSubentities

@@ -229,7 +229,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     open func validateValue(_ value: UnsafeMutablePointer<AnyObject?>, forKey key: String) throws {
         var proposed: Any? = value.pointee
         try validateValue(&proposed, forKey: key)
-        if !ValueEquality.same(proposed, value.pointee) { value.pointee = Self.objectValue(proposed) }
+        if Self.isReplacement(proposed, of: value.pointee) { value.pointee = Self.objectValue(proposed) }
     }
 
     // MARK: Key-value access

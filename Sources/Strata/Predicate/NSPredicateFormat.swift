@@ -90,8 +90,11 @@ final class FormatPredicate: NSPredicate, @unchecked Sendable {
     override func copy(with zone: NSZone? = nil) -> Any { self }
 
     override func isEqual(_ object: Any?) -> Bool {
+        if let error = syntaxError {
+            return (object as? FormatPredicate)?.syntaxError?.format == error.format
+        }
         guard let other = object as? NSPredicate, let theirs = try? PredicateConversion.node(of: other) else { return false }
-        return syntaxError == nil && node == theirs
+        return node == theirs
     }
 
     override var hash: Int { node.hashValue }

@@ -17,7 +17,8 @@ enum DerivedAttributeValues {
         to rows: inout [NSManagedObjectID: Snapshot], request: StoreSaveRequest, result: inout StoreSaveResult,
         now: Date = Date()
     ) {
-        guard let model = (request.inserts + request.updates + request.deletes).first?.objectID.entity.managedObjectModel
+        guard
+            let model = (request.inserts + request.updates + request.deletes).first?.objectID.entity.managedObjectModel
         else { return }
         var derived: [ObjectIdentifier: [(index: Int, attribute: NSDerivedAttributeDescription)]] = [:]
         for entity in model.entities {
@@ -28,7 +29,8 @@ enum DerivedAttributeValues {
             if !list.isEmpty { derived[ObjectIdentifier(entity)] = list }
         }
         guard !derived.isEmpty else { return }
-        let saved = Set(request.inserts.map { result.permanentIDs[$0.objectID] ?? $0.objectID } + request.updates.map(\.objectID))
+        let saved = Set(
+            request.inserts.map { result.permanentIDs[$0.objectID] ?? $0.objectID } + request.updates.map(\.objectID))
         let snapshot = rows
         var changed: [Snapshot] = []
         for (id, row) in snapshot {
@@ -78,14 +80,19 @@ enum DerivedAttributeValues {
         guard (1...2).contains(steps.count) else { return nil }
         var current = row
         if steps.count == 2 {
-            guard let index = current.objectID.entity.layout.indexByName[steps[0]],
-                current.objectID.entity.layout.kinds[index] == .toOne,
+            // As in SQLite, the attribute must be one of the relationship's destination entity.
+            let layout = current.objectID.entity.layout
+            guard let index = layout.indexByName[steps[0]], layout.kinds[index] == .toOne,
+                (layout.properties[index] as? NSRelationshipDescription)?.destinationEntity?
+                    .attributesByName[steps[1]] != nil,
                 let target = current.values[index] as? NSManagedObjectID, let destination = rows[target]
             else { return nil }
             current = destination
         }
         let layout = current.objectID.entity.layout
-        guard let index = layout.indexByName[steps[steps.count - 1]], layout.kinds[index] == .attribute else { return nil }
+        guard let index = layout.indexByName[steps[steps.count - 1]], layout.kinds[index] == .attribute else {
+            return nil
+        }
         return current.values[index]
     }
 

@@ -30,7 +30,8 @@ enum TransformableValue {
         switch transformer.transformedValue(value) {
         case let data as Data: return data
         case nil: throw failure(value, attribute, "its value transformer \"\(name)\" returned nil")
-        case let other?: throw failure(value, attribute, "its value transformer \"\(name)\" returned \(type(of: other)), not Data")
+        case let other?:
+            throw failure(value, attribute, "its value transformer \"\(name)\" returned \(type(of: other)), not Data")
         }
     }
 

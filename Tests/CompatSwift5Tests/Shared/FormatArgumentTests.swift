@@ -27,24 +27,28 @@ struct FormatArgumentTests {
         }
     }
 
-    @Test("numbers: NSNumber for %@, Int for %d, Double for %f, [Int] for IN %@")
+    @Test("numbers: NSNumber for %@, Int and Int16 for %d, Double for %f, [Int] for IN %@")
     func numbers() throws {
         let store = try TestStore()
         try store.insert(Self.rows)
         let minimum: Int = 4
         #expect(try titles(NSPredicate(format: "priority > %@", NSNumber(value: 3)), in: store) == ["Pay rent", "Walk dog"])
         #expect(try titles(NSPredicate(format: "priority >= %d", minimum), in: store) == ["Pay rent", "Walk dog"])
+        #expect(try titles(NSPredicate(format: "priority == %d", Int16(2)), in: store) == ["Call Ann"])
         #expect(try titles(NSPredicate(format: "priority < %f", 1.5), in: store) == ["Buy milk"])
         #expect(try titles(NSPredicate(format: "priority IN %@", [1, 2, 3]), in: store) == ["Buy milk", "Call Ann", "Fix sink"])
         #expect(try titles(NSPredicate(format: "isDone == %@", NSNumber(value: false)), in: store).count == 5)
     }
 
-    @Test("dates: NSDate and Date for %@")
+    @Test("dates: someDate as NSDate for %@")
     func dates() throws {
         let store = try TestStore()
         try store.insert(Self.rows)
         let someDate = Date(timeIntervalSinceReferenceDate: 150)
-        #expect(try titles(NSPredicate(format: "createdAt < %@", someDate as NSDate), in: store) == ["Buy milk", "Call Ann", "Fix sink"])
+        #expect(
+            try titles(NSPredicate(format: "createdAt < %@", someDate as NSDate), in: store) == [
+                "Buy milk", "Call Ann", "Fix sink",
+            ])
         #expect(try titles(NSPredicate(format: "createdAt > %@", someDate as NSDate), in: store) == ["Pay rent", "Walk dog"])
     }
 

@@ -10,7 +10,7 @@ struct ToManySetTests {
     func readingTags() throws {
         let store = try TestStore()
         let context = store.container.newBackgroundContext()
-        try context.performAndWait {
+        context.performAndWait {
             let todo = TodoEntity(context: context)
             let home = TagEntity(context: context)
             let work = TagEntity(context: context)

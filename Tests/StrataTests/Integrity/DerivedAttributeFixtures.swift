@@ -63,7 +63,8 @@ enum DerivedAttributeFixtures {
                 Attribute("alias", .stringAttributeType, optional: false)
                 Attribute("siteURL", .URIAttributeType)
                 Relationship(
-                    "books", to: "Book", inverse: "author", toMany: true, deleteRule: .cascadeDeleteRule, maxCount: .max)
+                    "books", to: "Book", inverse: "author", toMany: true, deleteRule: .cascadeDeleteRule, maxCount: .max
+                )
                 Unique("alias")
             }
             Entity("Book") {
@@ -119,8 +120,10 @@ enum DerivedAttributeFixtures {
         let coordinator: NSPersistentStoreCoordinator
         private(set) var store: NSPersistentStore
 
-        init(_ kind: StoreKind, model: NSManagedObjectModel = DerivedAttributeFixtures.model(), url: URL? = nil) throws {
-            directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-derived-\(UUID().uuidString)")
+        init(_ kind: StoreKind, model: NSManagedObjectModel? = nil, url: URL? = nil) throws {
+            let model = model ?? DerivedAttributeFixtures.model()
+            directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "strata-derived-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             self.url = url ?? directory.appendingPathComponent("Derived.\(kind == .binary ? "binary" : "sqlite")")
             self.model = model
@@ -137,11 +140,18 @@ enum DerivedAttributeFixtures {
             return context
         }
 
-        /// Removes the store and adds it again from its file.
+        /// Removes the store from the coordinator, so that its file can be changed.
+        func close() throws { try coordinator.remove(store) }
+
+        /// Adds the store again from its file.
+        func open() throws {
+            store = try coordinator.addPersistentStore(
+                ofType: store.type, configurationName: nil, at: url, options: nil)
+        }
+
         func reopen() throws {
-            let type = store.type
-            try coordinator.remove(store)
-            store = try coordinator.addPersistentStore(ofType: type, configurationName: nil, at: url, options: nil)
+            try close()
+            try open()
         }
 
         /// Runs SQL on the store file through a connection of its own.
@@ -154,7 +164,9 @@ enum DerivedAttributeFixtures {
         }
     }
 
-    static func insert(_ entity: String, into context: NSManagedObjectContext, _ values: [String: Any] = [:])
+    static func insert(
+        _ entity: String, into context: NSManagedObjectContext, _ values: [String: Any] = [:]
+    )
         -> NSManagedObject
     {
         let object = NSEntityDescription.insertNewObject(forEntityName: entity, into: context)
@@ -171,7 +183,8 @@ enum DerivedAttributeFixtures {
     /// `Z_DA_` triggers of a store file: name → SQL as SQLite keeps it.
     static func derivedTriggers(_ db: Database) throws -> [String: String] {
         let rows = try Row.fetchAll(
-            db, sql: "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'Z\\_DA\\_%' ESCAPE '\\'")
+            db, sql: "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'Z\\_DA\\_%' ESCAPE '\\'"
+        )
         return Dictionary(uniqueKeysWithValues: rows.map { ($0["name"] as String, $0["sql"] as String) })
     }
 }

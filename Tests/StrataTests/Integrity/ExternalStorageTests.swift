@@ -262,7 +262,9 @@ enum ExternalStorageFiles {
     }
 
     /// A column of an object's row, read with SQLite directly.
-    static func column(_ column: String, of id: NSManagedObjectID, at store: URL, table: String = "ZATTACHMENT") throws
+    static func column(
+        _ column: String, of id: NSManagedObjectID, at store: URL, table: String = "ZATTACHMENT"
+    ) throws
         -> Data?
     {
         var configuration = Configuration()

@@ -78,4 +78,19 @@ import Testing
             #expect(F.thrown { try voucher.validateValue(&object, forKey: "code") }?.domain == Voucher.errorDomain)
         }
     }
+
+    /// A struct that is not `Hashable`, as a transformable attribute may hold.
+    private struct Payload { var bytes: [UInt8] }
+
+    @Test func onlyAHookThatAssignsReplacesTheValue() {
+        let payload: Any? = Payload(bytes: [1])
+        let object: Any? = NSObject()
+        #expect(!NSManagedObject.isReplacement(payload, of: payload))
+        #expect(!NSManagedObject.isReplacement(object, of: object))
+        #expect(!NSManagedObject.isReplacement("a", of: "a"))
+        #expect(!NSManagedObject.isReplacement(nil, of: nil))
+        #expect(NSManagedObject.isReplacement("A", of: "a"))
+        #expect(NSManagedObject.isReplacement(nil, of: "a"))
+        #expect(NSManagedObject.isReplacement(NSObject(), of: object))
+    }
 }

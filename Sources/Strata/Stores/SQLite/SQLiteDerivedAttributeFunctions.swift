@@ -76,11 +76,17 @@ final class AffectedRowLog: @unchecked Sendable {
     private static let limit = 100_000
     private static let logs = Protected([ObjectIdentifier: AffectedRowLog]())
     private let rows = Protected(Set<Row>())
+    /// The connection, to forget the log once the connection is gone.
+    private weak var connection: Database?
 
     /// A new, empty log for the connection, replacing any earlier one.
     static func start(for db: Database) -> AffectedRowLog {
         let log = AffectedRowLog()
-        logs.withLock { $0[ObjectIdentifier(db)] = log }
+        log.connection = db
+        logs.withLock { logs in
+            logs = logs.filter { $0.value.connection != nil }
+            logs[ObjectIdentifier(db)] = log
+        }
         return log
     }
 

@@ -20,7 +20,9 @@ extension SQLiteDerivedAttributes {
 
         var maintenance: Maintenance {
             let (table, derived, key) = (target.table, target.column, foreignKey)
-            let copy = "UPDATE \(table) SET \(derived) = (SELECT \(wrap(column)) FROM \(destinationTable) WHERE Z_PK = NEW.\(key))"
+            let copy =
+                "UPDATE \(table) SET \(derived) = "
+                + "(SELECT \(wrap(column)) FROM \(destinationTable) WHERE Z_PK = NEW.\(key))"
             let own = "Z_PK = NEW.Z_PK"
             let pointing = "\(key) = NEW.Z_PK\(target.andEntity)"
             let push = "UPDATE \(table) SET \(derived) = \(wrap("NEW.\(column)")) WHERE \(pointing)"
@@ -29,13 +31,15 @@ extension SQLiteDerivedAttributes {
                     target.name(table, "SOURCE_INSERT"), "AFTER INSERT ON \(table)", when: target.whenNewEntity,
                     ["\(copy) WHERE \(own)", target.callback(inserted: true, where: own)]),
                 trigger(
-                    target.name(table, "SOURCE_UPDATE"), "AFTER UPDATE OF \(key) ON \(table)", when: target.whenNewEntity,
+                    target.name(table, "SOURCE_UPDATE"), "AFTER UPDATE OF \(key) ON \(table)",
+                    when: target.whenNewEntity,
                     ["\(copy) WHERE \(own)", target.callback(inserted: false, where: own)]),
                 trigger(
                     target.name(destinationTable, "PARAMETER_INSERT"), "AFTER INSERT ON \(destinationTable)",
                     [push, target.callback(inserted: true, where: pointing)]),
                 trigger(
-                    target.name(destinationTable, "PARAMETER_UPDATE"), "AFTER UPDATE OF \(column) ON \(destinationTable)",
+                    target.name(destinationTable, "PARAMETER_UPDATE"),
+                    "AFTER UPDATE OF \(column) ON \(destinationTable)",
                     [push, target.callback(inserted: false, where: pointing)]),
             ]
             let recompute =
@@ -66,13 +70,17 @@ extension SQLiteDerivedAttributes {
             let current = count ? derived : "IFNULL(\(derived), 0)"
             func change(_ row: String, _ expression: String) -> [String] {
                 let owner = "Z_PK = \(row).\(key)\(target.andEntity)"
-                return ["UPDATE \(table) SET \(derived) = \(expression) WHERE \(owner)", target.callback(inserted: false, where: owner)]
+                return [
+                    "UPDATE \(table) SET \(derived) = \(expression) WHERE \(owner)",
+                    target.callback(inserted: false, where: owner),
+                ]
             }
             let watched = summed.map { "\(key), \($0)" } ?? key
             let aggregate = summed.map { "SUM(\($0))" } ?? "COUNT(\(key))"
             let triggers = [
                 trigger(
-                    target.name(other, "PARAMETER_INSERT"), "AFTER INSERT ON \(other)", when: " WHEN (NEW.\(key) NOT NULL)",
+                    target.name(other, "PARAMETER_INSERT"), "AFTER INSERT ON \(other)",
+                    when: " WHEN (NEW.\(key) NOT NULL)",
                     change("NEW", "IFNULL(\(derived), 0) + \(added)")),
                 trigger(
                     target.name(other, "PARAMETER_UPDATE_INCREMENT"), "AFTER UPDATE OF \(watched) ON \(other)",
@@ -81,12 +89,14 @@ extension SQLiteDerivedAttributes {
                     target.name(other, "PARAMETER_UPDATE_DECREMENT"), "AFTER UPDATE OF \(watched) ON \(other)",
                     when: " WHEN (OLD.\(key) NOT NULL)", change("OLD", "\(current) - \(removed)")),
                 trigger(
-                    target.name(other, "PARAMETER_DELETE"), "AFTER DELETE ON \(other)", when: " WHEN (OLD.\(key) NOT NULL)",
+                    target.name(other, "PARAMETER_DELETE"), "AFTER DELETE ON \(other)",
+                    when: " WHEN (OLD.\(key) NOT NULL)",
                     change("OLD", "\(current) - \(removed)")),
                 trigger(
                     target.name(table, "SOURCE_INSERT"), "AFTER INSERT ON \(table)", when: target.whenNewEntity,
                     [
-                        "UPDATE \(table) SET \(derived) = (SELECT IFNULL(\(aggregate), 0) FROM \(other) WHERE \(key) = NEW.Z_PK) "
+                        "UPDATE \(table) SET \(derived) = "
+                            + "(SELECT IFNULL(\(aggregate), 0) FROM \(other) WHERE \(key) = NEW.Z_PK) "
                             + "WHERE Z_PK = NEW.Z_PK",
                         target.callback(inserted: true, where: "Z_PK = NEW.Z_PK"),
                     ]),
@@ -123,11 +133,13 @@ extension SQLiteDerivedAttributes {
                 trigger(
                     target.name(join, "PARAMETER_INSERT"), "AFTER INSERT ON \(join)",
                     change("NEW", "IFNULL(\(derived), 0) + 1")),
-                trigger(target.name(join, "PARAMETER_DELETE"), "AFTER DELETE ON \(join)", change("OLD", "\(derived) - 1")),
+                trigger(
+                    target.name(join, "PARAMETER_DELETE"), "AFTER DELETE ON \(join)", change("OLD", "\(derived) - 1")),
                 trigger(
                     target.name(table, "SOURCE_INSERT"), "AFTER INSERT ON \(table)", when: target.whenNewEntity,
                     [
-                        "UPDATE \(table) SET \(derived) = (SELECT IFNULL(COUNT(\(owner)), 0) FROM \(join) WHERE \(owner) = NEW.Z_PK) "
+                        "UPDATE \(table) SET \(derived) = "
+                            + "(SELECT IFNULL(COUNT(\(owner)), 0) FROM \(join) WHERE \(owner) = NEW.Z_PK) "
                             + "WHERE Z_PK = NEW.Z_PK",
                         target.callback(inserted: false, where: "Z_PK = NEW.Z_PK"),
                     ]),

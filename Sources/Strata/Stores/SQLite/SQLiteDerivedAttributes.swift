@@ -184,7 +184,8 @@ enum SQLiteDerivedAttributes {
     /// spaced as Apple's (SQLite drops `IF NOT EXISTS` from the text it keeps).
     static func trigger(_ name: String, _ event: String, when: String = "", _ statements: [String]) -> Trigger {
         let body = statements.map { " \($0);" }.joined()
-        return Trigger(name: name, sql: "CREATE TRIGGER IF NOT EXISTS \(name) \(event) FOR EACH ROW\(when) BEGIN\(body) END")
+        return Trigger(
+            name: name, sql: "CREATE TRIGGER IF NOT EXISTS \(name) \(event) FOR EACH ROW\(when) BEGIN\(body) END")
     }
 }
 
@@ -213,7 +214,9 @@ extension SQLiteDerivedAttributes {
             }
         }
 
-        func name(_ table: String, _ role: String) -> String { "Z_DA_\(table)_\(entity.name ?? "")_\(attribute)_\(role)" }
+        func name(_ table: String, _ role: String) -> String {
+            "Z_DA_\(table)_\(entity.name ?? "")_\(attribute)_\(role)"
+        }
 
         private func entityTest(_ prefix: String) -> String? {
             guard let range = entityRange else { return nil }
@@ -235,7 +238,9 @@ extension SQLiteDerivedAttributes {
             let function =
                 inserted
                 ? SQLiteDerivedAttributeFunctions.insertedCallback : SQLiteDerivedAttributeFunctions.updatedCallback
-            return "SELECT \(function)('\(table)', Z_ENT, Z_PK, '\(attribute)', \(column)) FROM \(table) WHERE \(condition)"
+            return
+                "SELECT \(function)('\(table)', Z_ENT, Z_PK, '\(attribute)', \(column)) "
+                + "FROM \(table) WHERE \(condition)"
         }
 
         func maintenance(_ triggers: [Trigger], recompute: String?) -> Maintenance {

@@ -40,7 +40,7 @@ final class SQLiteExternalStorage {
         do {
             result = try body()
         } catch {
-            for url in written where false { try? FileManager.default.removeItem(at: url) }
+            for url in written { try? FileManager.default.removeItem(at: url) }
             written = []
             replaced = []
             throw error

@@ -6,10 +6,16 @@ import Foundation
 struct PersistenceController {
     let container: NSPersistentContainer
 
-    /// Loads the model and opens (or creates) the SQLite store at `storeURL`.
-    init(storeURL: URL) throws {
+    /// Loads the model and opens (or creates) the SQLite store at `storeURL`, or an in-memory
+    /// store when it is `nil`. (Xcode's template points the SQLite store at `/dev/null` for
+    /// that, which Strata does not support yet.)
+    init(storeURL: URL?) throws {
         container = NSPersistentContainer(name: CompatTarget.modelName)
-        container.persistentStoreDescriptions.first?.url = storeURL
+        if let storeURL {
+            container.persistentStoreDescriptions.first?.url = storeURL
+        } else {
+            container.persistentStoreDescriptions.first?.type = NSInMemoryStoreType
+        }
         var loadError: NSError?
         container.loadPersistentStores { _, error in
             if let error = error as NSError? {
