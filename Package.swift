@@ -27,6 +27,14 @@ import PackageDescription
             plugins: ["StrataModelPlugin"]
         ),
         .testTarget(name: "CompatSwift6Tests", dependencies: ["CoreData"], plugins: ["StrataModelPlugin"]),
+        // The benchmarks of SPEC §5 (BENCHMARKS.md): SQLite's C API, GRDB and Strata on the same
+        // work. `import SQLite3` exists only on Apple's platforms, hence CSQLite.
+        .systemLibrary(name: "CSQLite", path: "Benchmarks/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        .executableTarget(
+            name: "strata-bench",
+            dependencies: ["Strata", "CSQLite", .product(name: "GRDB", package: "GRDB.swift")],
+            path: "Benchmarks/StrataBench"
+        ),
     ]
 #endif
 

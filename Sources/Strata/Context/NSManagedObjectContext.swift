@@ -46,6 +46,17 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// constants). `NSErrorMergePolicy` by default: a conflict fails the save.
     open var mergePolicy: Any = NSErrorMergePolicy
 
+    /// Whether the context merges the changes other contexts of its coordinator save, as
+    /// they are saved (on its own queue, with `mergeChanges(fromContextDidSave:)`).
+    open var automaticallyMergesChangesFromParent = false {
+        didSet { updateAutomaticMerging() }
+    }
+    var mergeObserver: (any NSObjectProtocol)?
+
+    deinit {
+        if let mergeObserver { NotificationCenter.default.removeObserver(mergeObserver) }
+    }
+
     /// The merge policy as an object.
     var resolvedMergePolicy: NSMergePolicy { (mergePolicy as? NSMergePolicy) ?? NSMergePolicy(merge: .errorMergePolicyType) }
 

@@ -67,7 +67,7 @@ open class NSPersistentStoreCoordinator: NSObject, ObjectStore, @unchecked Senda
             throw CoreDataError.make(
                 NSPersistentStoreInvalidTypeError, "The model has no configuration named \"\(configuration)\".")
         }
-        if storeType != NSInMemoryStoreType, let existing = persistentStore(for: url) {
+        if storeType != NSInMemoryStoreType, url.path != "/dev/null", let existing = persistentStore(for: url) {
             throw CoreDataError.make(
                 NSPersistentStoreOperationError, "A store at \(url.path) is already added (\(existing.identifier ?? "")).")
         }

@@ -6,6 +6,7 @@ public protocol NSFetchRequestResult: AnyObject {}
 
 extension NSDictionary: NSFetchRequestResult {}
 extension NSNumber: NSFetchRequestResult {}
+extension NSManagedObjectID: NSFetchRequestResult {}
 
 /// What a fetch request returns. Raw values are Core Data's.
 public struct NSFetchRequestResultType: OptionSet, Sendable, Hashable {

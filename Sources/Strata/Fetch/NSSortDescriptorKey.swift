@@ -33,8 +33,24 @@ extension NSSortDescriptor {
         SortDescriptorKeys.set(SortDescriptorKeys.Entry(key: key, selector: selector.map { "\($0)" }), for: self)
     }
 
-    /// The key the descriptor orders by, when it was made with one.
-    public var key: String? { SortDescriptorKeys.entry(for: self)?.key }
+    /// A descriptor that orders managed objects by the property a key path names, also when
+    /// the property's type is optional (`\Todo.createdAt` of type `Date?`), as Xcode's
+    /// templates write it. (Foundation's initializer takes only `Comparable` values; that one
+    /// is used for them, and `key` names its property as well.)
+    @_disfavoredOverload
+    public convenience init<Root: NSManagedObject, Value>(keyPath: KeyPath<Root, Value>, ascending: Bool) {
+        self.init(keyPath: \String.count, ascending: ascending)
+        SortDescriptorKeys.set(SortDescriptorKeys.Entry(key: Root._predicateKeyName(for: keyPath), selector: nil), for: self)
+    }
+
+    /// The key the descriptor orders by: the one it was made with, or the property its key
+    /// path names.
+    public var key: String? {
+        if let entry = SortDescriptorKeys.entry(for: self) { return entry.key }
+        let path: AnyKeyPath = keyPath
+        if let root = type(of: path).rootType as? NSManagedObject.Type { return root._predicateKeyName(for: path) }
+        return FoundationPredicateKeyPaths.path(fromDescription: String(describing: path), rootType: type(of: path).rootType)
+    }
 
     /// The name of the comparison method, when one was given.
     public var selectorName: String? { SortDescriptorKeys.entry(for: self)?.selector }

@@ -86,6 +86,11 @@ struct FormatArgumentTests {
         #expect(try titles(NSPredicate(format: "self == %@", rentID), in: store) == ["Pay rent"])
         #expect(try titles(NSPredicate(format: "self IN %@", [ids[0], ids[4]]), in: store) == ["Buy milk", "Walk dog"])
         #expect(try titles(NSPredicate(format: "todoId == %@", rentUUID as NSUUID), in: store) == ["Pay rent"])
+        // `as CVarArg`, as Core Data code on Apple's systems writes its arguments.
+        #expect(try titles(NSPredicate(format: "todoId == %@", rentUUID as CVarArg), in: store) == ["Pay rent"])
+        #expect(try titles(NSPredicate(format: "self == %@", rentID as CVarArg), in: store) == ["Pay rent"])
+        #expect(try titles(NSPredicate(format: "ANY tags == %@", home as CVarArg), in: store) == ["Call Ann", "Fix sink"])
+        #expect(try titles(NSPredicate(format: "priority == %@", NSNumber(value: 3) as CVarArg), in: store).count == 1)
     }
 
     @Test("nil: NSNull for %@, nil in the format, and tags.@count")

@@ -63,10 +63,8 @@ struct UntypedFetchRequestTests {
             let todos = try context.fetch(request) as? [TodoEntity] ?? []
             #expect(todos.map { $0.title } == ["Call Ann", "Fix sink"])
             request.resultType = .managedObjectIDResultType
-            withKnownIssue("NSManagedObjectID does not conform to NSFetchRequestResult yet") {
-                let objectIDs = try context.fetch(request) as? [NSManagedObjectID]
-                #expect(objectIDs == [ids[1], ids[2]])
-            }
+            let objectIDs = try context.fetch(request) as? [NSManagedObjectID]
+            #expect(objectIDs == [ids[1], ids[2]])
             let typedIDs = NSFetchRequest<NSManagedObjectID>(entityName: "TodoEntity")
             typedIDs.resultType = .managedObjectIDResultType
             typedIDs.predicate = request.predicate

@@ -15,8 +15,10 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     override func open(model: NSManagedObjectModel) throws {
         guard let url else { throw CoreDataError.make(NSPersistentStoreOpenError, "The SQLite store needs a URL.") }
         let mapping = SQLiteStoreMapping(model: model)
-        let exists = try StoreFile.check(url, readOnly: isReadOnly)
-        if exists { try StoreFile.requireSQLiteHeader(url) }
+        if !isInMemory {
+            let exists = try StoreFile.check(url, readOnly: isReadOnly)
+            if exists { try StoreFile.requireSQLiteHeader(url) }
+        }
         let database = try StoreFile.translatingSQLiteErrors(url) { try openDatabase(at: url) }
         do {
             let existing = try database.read { db in try Self.readMetadata(db) }
@@ -62,6 +64,10 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         try sqliteRelatedObjectIDs(of: objectIDs, relationship: relationship)
     }
 
+    /// A store at `/dev/null` (Xcode's template for previews and tests) is a SQLite database
+    /// in memory, as with Core Data.
+    var isInMemory: Bool { url?.path == "/dev/null" }
+
     private func openDatabase(at url: URL) throws -> any DatabaseWriter {
         var configuration = Configuration()
         configuration.readonly = isReadOnly
@@ -73,6 +79,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
                 try db.execute(sql: "PRAGMA \(name) = \(value)")
             }
         }
+        if isInMemory { return try DatabaseQueue(configuration: configuration) }
         if isReadOnly { return try DatabaseQueue(path: url.path, configuration: configuration) }
         if !FileManager.default.fileExists(atPath: url.path) {
             // Incremental auto-vacuum (Core Data's `_NSAutoVacuumLevel` 2) must be chosen before
@@ -194,8 +201,9 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     }
 
     /// The folder beside the store for large binary values: `.<name>_SUPPORT/_EXTERNAL_DATA`.
+    /// None for a store in memory: its large values stay in the rows.
     var externalDataDirectory: URL? {
-        guard let url else { return nil }
+        guard let url, !isInMemory else { return nil }
         return url.deletingLastPathComponent()
             .appendingPathComponent(".\(url.lastPathComponent)_SUPPORT", isDirectory: true)
             .appendingPathComponent("_EXTERNAL_DATA", isDirectory: true)

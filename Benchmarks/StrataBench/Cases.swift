@@ -1,0 +1,114 @@
+import Foundation
+
+/// The three ways the same work is done, in the order the table shows them.
+enum Stack: String, CaseIterable {
+    case raw = "SQLite C"
+    case grdb = "GRDB"
+    case strata = "Strata"
+
+    init?(argument: String) {
+        switch argument.lowercased() {
+        case "raw", "sqlite": self = .raw
+        case "grdb": self = .grdb
+        case "strata": self = .strata
+        default: return nil
+        }
+    }
+}
+
+/// A goal of SPEC §5.
+enum Goal {
+    /// Strata's time at most this many times raw SQLite's.
+    case ratio(Double)
+    /// Strata's time per query at most raw SQLite's plus this many microseconds.
+    case overRaw(microseconds: Double)
+    /// Strata's peak memory at most this many megabytes above the baseline.
+    case megabytes(Double)
+
+    var text: String {
+        switch self {
+        case .ratio(let limit): "≤ \(Report.number(limit))×"
+        case .overRaw(let microseconds): "≤ raw + \(Report.number(microseconds)) µs"
+        case .megabytes(let limit): "≤ \(Report.number(limit)) MB"
+        }
+    }
+}
+
+/// A timed case: its SPEC number, what it does, its goal, and the work per stack.
+struct TimedCase {
+    var id: String
+    var work: String
+    var goal: Goal
+    /// Operations per trial; times are reported per operation when it is more than one (B6).
+    var operations = 1
+    var runs: [Stack: (Fixtures) throws -> Sample]
+}
+
+/// A memory case, run once per stack in a child process of its own.
+struct MemoryCase {
+    var id: String
+    var work: String
+    var goal: Goal
+    var runs: [Stack: (Fixtures) throws -> Int]
+}
+
+/// Every case of SPEC §5 that can run today; B2 and B9 wait for batch requests.
+enum Catalog {
+    static let unavailable: [(id: String, work: String, goal: Goal)] = [
+        ("B2", "batch insert", .ratio(1.3)),
+        ("B9", "batch update / batch delete", .ratio(1.1)),
+    ]
+
+    static func timed(_ sizes: Sizes) -> [TimedCase] {
+        let n = Report.count
+        return [
+            TimedCase(
+                id: "B1", work: "insert \(n(sizes.inserts)) objects, one save", goal: .ratio(2.5),
+                runs: [.raw: RawCases.insert, .grdb: GRDBCases.insert, .strata: StrataCases.insert]),
+            TimedCase(
+                id: "B3", work: "fetch \(n(sizes.fetched)), read every attribute", goal: .ratio(1.6),
+                runs: [.raw: RawCases.fetch, .grdb: GRDBCases.fetch, .strata: StrataCases.fetch]),
+            TimedCase(
+                id: "B4", work: "B3 with fetchBatchSize \(sizes.batchSize)", goal: .ratio(2),
+                runs: [.raw: RawCases.fetch, .grdb: GRDBCases.fetch, .strata: StrataCases.fetchBatched]),
+            TimedCase(
+                id: "B5", work: "fetch \(n(sizes.fetched)) object IDs", goal: .ratio(1.3),
+                runs: [.raw: RawCases.fetchIDs, .grdb: GRDBCases.fetchIDs, .strata: StrataCases.fetchIDs]),
+            TimedCase(
+                id: "B6", work: "predicate+sort+limit 20 of \(n(sizes.large)), per query", goal: .overRaw(microseconds: 50),
+                operations: sizes.queries,
+                runs: [.raw: RawCases.query, .grdb: GRDBCases.query, .strata: StrataCases.query]),
+            TimedCase(
+                id: "B7", work: "\(n(sizes.owners))×\(sizes.children) to-many, lazy (raw: 1 join)", goal: .ratio(2),
+                runs: [.raw: RawCases.traverse, .grdb: GRDBCases.traverseLazily, .strata: StrataCases.traverseLazily]),
+            TimedCase(
+                id: "B7", work: "\(n(sizes.owners))×\(sizes.children) to-many, prefetched", goal: .ratio(2),
+                runs: [
+                    .raw: RawCases.traverse, .grdb: GRDBCases.traversePrefetched, .strata: StrataCases.traversePrefetched,
+                ]),
+            TimedCase(
+                id: "B8", work: "modify \(n(sizes.fetched)) objects, one save", goal: .ratio(2.5),
+                runs: [.raw: RawCases.modify, .grdb: GRDBCases.modify, .strata: StrataCases.modify]),
+            TimedCase(
+                id: "B10", work: "delete \(n(sizes.owners)) owners, cascade to \(n(sizes.owners * sizes.children))",
+                goal: .ratio(3),
+                runs: [.raw: RawCases.delete, .grdb: GRDBCases.delete, .strata: StrataCases.delete]),
+        ]
+    }
+
+    static func memory(_ sizes: Sizes) -> [MemoryCase] {
+        let n = Report.count
+        return [
+            MemoryCase(
+                id: "M1", work: "peak, \(n(sizes.fetched)) objects loaded", goal: .megabytes(50),
+                runs: [.raw: RawCases.holdAll, .grdb: GRDBCases.holdAll, .strata: StrataCases.holdAll]),
+            MemoryCase(
+                id: "M2", work: "peak, \(n(sizes.large)) rows, fetchBatchSize \(sizes.batchSize)", goal: .megabytes(10),
+                runs: [.raw: RawCases.iterate, .grdb: GRDBCases.iterate, .strata: StrataCases.iterateBatched]),
+            MemoryCase(
+                id: "M2", work: "peak, \(n(sizes.large)) rows, pages of \(n(sizes.pageSize)) + reset",
+                goal: .megabytes(10),
+                runs: [.raw: RawCases.iterate, .grdb: GRDBCases.iterate, .strata: StrataCases.iteratePaged]),
+        ]
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+
+/// The table: one line per case, the median time of each stack with its ratio to raw
+/// SQLite, the goal, and whether Strata meets it.
+enum Report {
+    /// A result line's cells, filled as cases finish.
+    struct Line {
+        var id: String
+        var work: String
+        var cells: [String]
+        var goal: String
+        var verdict: String
+    }
+
+    static let widths = [4, 46, 10, 20, 20, 18, 5]
+
+    static func header() -> String {
+        row(["", "work", Stack.raw.rawValue, Stack.grdb.rawValue, Stack.strata.rawValue, "goal (Strata)", "met"])
+    }
+
+    static func row(_ cells: [String]) -> String {
+        zip(cells, widths).map { cell, width in cell.padding(toLength: max(width, cell.count), withPad: " ", startingAt: 0) }
+            .joined(separator: " ").trimmingCharacters(in: .whitespaces)
+    }
+
+    static func render(_ line: Line) -> String {
+        row([line.id, line.work] + line.cells + [line.goal, line.verdict])
+    }
+
+    /// A timed case's line from the median seconds per stack.
+    static func timed(_ item: TimedCase, medians: [Stack: Double]) -> Line {
+        let raw = medians[.raw] ?? .nan
+        let perOperation = item.operations > 1
+        func time(_ seconds: Double) -> String {
+            let value = seconds / Double(item.operations)
+            return perOperation ? "\(number(value * 1e6)) µs" : "\(number(value * 1e3)) ms"
+        }
+        var cells: [String] = []
+        for stack in Stack.allCases {
+            guard let seconds = medians[stack] else {
+                cells.append("–")
+                continue
+            }
+            if stack == .raw {
+                cells.append(time(seconds))
+            } else if case .overRaw = item.goal {
+                let extra = (seconds - raw) / Double(item.operations) * 1e6
+                cells.append("\(time(seconds)) \(extra >= 0 ? "+" : "")\(number(extra))")
+            } else {
+                cells.append("\(time(seconds)) \(number(seconds / raw))×")
+            }
+        }
+        var verdict = "–"
+        if let strata = medians[.strata], raw.isFinite {
+            switch item.goal {
+            case .ratio(let limit): verdict = strata / raw <= limit ? "yes" : "no"
+            case .overRaw(let microseconds):
+                verdict = (strata - raw) / Double(item.operations) * 1e6 <= microseconds ? "yes" : "no"
+            case .megabytes: break
+            }
+        }
+        return Line(id: item.id, work: item.work, cells: cells, goal: item.goal.text, verdict: verdict)
+    }
+
+    /// A memory case's line from each stack's peak above the baseline, in kilobytes.
+    static func memory(_ item: MemoryCase, kilobytes: [Stack: Int]) -> Line {
+        let cells = Stack.allCases.map { stack in kilobytes[stack].map { "\(number(Double($0) / 1024)) MB" } ?? "–" }
+        var verdict = "–"
+        if case .megabytes(let limit) = item.goal, let strata = kilobytes[.strata] {
+            verdict = Double(strata) / 1024 <= limit ? "yes" : "no"
+        }
+        return Line(id: item.id, work: item.work, cells: cells, goal: item.goal.text, verdict: verdict)
+    }
+
+    /// Three significant digits at most, and no more than two decimals.
+    static func number(_ value: Double) -> String {
+        guard value.isFinite else { return "?" }
+        let magnitude = abs(value)
+        let decimals = magnitude >= 100 ? 0 : magnitude >= 10 ? 1 : 2
+        return String(format: "%.\(decimals)f", value)
+    }
+
+    /// `100k`, `1M`, or the number itself.
+    static func count(_ value: Int) -> String {
+        if value >= 1_000_000 && value % 1_000_000 == 0 { return "\(value / 1_000_000)M" }
+        if value >= 1_000 && value % 1_000 == 0 { return "\(value / 1_000)k" }
+        return "\(value)"
+    }
+}

@@ -1,0 +1,179 @@
+// strata-bench: SPEC §5's benchmarks. The same work runs, in one process and in rotation,
+// through SQLite's C API, GRDB and Strata; the table gives medians and ratios to raw SQLite,
+// and peak memory measured in child processes.
+//
+//   swift run -c release strata-bench            the full sizes (what BENCHMARKS.md reports)
+//   swift run strata-bench --quick               1/100 of the sizes, two rounds (CI)
+//   options: --scale N (sizes / N)  --rounds N  --only B1,B6,M1  --stacks raw,grdb,strata
+//            --no-memory  --keep (keep the scratch folder)
+import CSQLite
+import Foundation
+
+struct Options {
+    var sizes = Sizes.full
+    var only: Set<String>? = nil
+    var stacks = Stack.allCases
+    var memory = true
+    var keep = false
+    var child: String? = nil
+    var fixtures: String? = nil
+    var scale = 1
+    var quick = false
+
+    init(_ arguments: [String]) throws {
+        var rest = arguments[...]
+        func value(_ option: String) throws -> String {
+            guard let next = rest.popFirst() else { throw BenchError("\(option) needs a value") }
+            return next
+        }
+        var rounds: Int?
+        while let argument = rest.popFirst() {
+            switch argument {
+            case "--quick": quick = true
+            case "--scale": scale = max(1, Int(try value(argument)) ?? 1)
+            case "--rounds": rounds = Int(try value(argument))
+            case "--only": only = Set(try value(argument).uppercased().split(separator: ",").map(String.init))
+            case "--stacks": stacks = try value(argument).split(separator: ",").compactMap { Stack(argument: String($0)) }
+            case "--no-memory": memory = false
+            case "--keep": keep = true
+            case "--child": child = try value(argument)
+            case "--fixtures": fixtures = try value(argument)
+            default: throw BenchError("unknown argument \(argument)")
+            }
+        }
+        sizes = quick ? .quick : Self.scaled(.full, by: scale)
+        if let rounds { sizes.rounds = max(1, rounds) }
+    }
+
+    /// The arguments a child needs to see the same sizes and fixtures.
+    var childArguments: [String] {
+        (quick ? ["--quick"] : ["--scale", "\(scale)"]) + ["--fixtures", fixtures ?? ""]
+    }
+
+    static func scaled(_ sizes: Sizes, by divisor: Int) -> Sizes {
+        guard divisor > 1 else { return sizes }
+        var scaled = sizes
+        scaled.inserts = max(10, sizes.inserts / divisor)
+        scaled.fetched = max(10, sizes.fetched / divisor)
+        scaled.large = max(100, sizes.large / divisor)
+        scaled.owners = max(10, sizes.owners / divisor)
+        scaled.queries = max(10, sizes.queries / divisor)
+        scaled.pageSize = max(10, sizes.pageSize / divisor)
+        return scaled
+    }
+
+    func includes(_ id: String) -> Bool { only.map { $0.contains(id) } ?? true }
+}
+
+/// The machine, for the table's header and BENCHMARKS.md.
+func machineDescription() -> String {
+    let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
+    let model =
+        cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }
+        .map { $0.split(separator: ":", maxSplits: 1).last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "" } ?? "?"
+    let memory = Double(ProcessInfo.processInfo.physicalMemory) / 1_073_741_824
+    #if DEBUG
+        let build = "debug"
+    #else
+        let build = "release"
+    #endif
+    return "\(ProcessInfo.processInfo.activeProcessorCount) CPUs (\(model)), \(Report.number(memory)) GB, "
+        + "SQLite \(String(cString: sqlite3_libversion())), \(build) build"
+}
+
+func log(_ message: String) {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+}
+
+/// Runs every timed case `rounds` times, the stacks in a different order each round, and
+/// returns the median seconds per case and stack; stops on a checksum mismatch.
+func runTimed(_ cases: [TimedCase], options: Options, fixtures: Fixtures) throws -> [[Stack: Double]] {
+    var samples = Array(repeating: [Stack: [Double]](), count: cases.count)
+    for round in 0..<options.sizes.rounds {
+        log("round \(round + 1) of \(options.sizes.rounds)")
+        for (index, item) in cases.enumerated() {
+            let order = options.stacks.indices.map { options.stacks[($0 + round) % options.stacks.count] }
+            var checksums: [Stack: Int] = [:]
+            for stack in order {
+                guard let run = item.runs[stack] else { continue }
+                let sample = try run(fixtures)
+                samples[index][stack, default: []].append(sample.seconds)
+                checksums[stack] = sample.checksum
+            }
+            if Set(checksums.values).count > 1 {
+                throw BenchError("\(item.id) \(item.work): the stacks disagree: \(checksums)")
+            }
+        }
+    }
+    return samples.map { $0.mapValues(\.median) }
+}
+
+func runMemory(_ cases: [(index: Int, item: MemoryCase)], options: Options) throws -> [[Stack: Int]] {
+    let baseline = try Memory.runChild(["--child", "baseline"]).kilobytes
+    log("memory baseline: \(baseline) kB")
+    return try cases.map { index, item in
+        var peaks: [Stack: Int] = [:]
+        var checksums: [Stack: Int] = [:]
+        for stack in options.stacks where item.runs[stack] != nil {
+            let argument = stack == .raw ? "raw" : stack == .grdb ? "grdb" : "strata"
+            let result = try Memory.runChild(["--child", "memory:\(index):\(argument)"] + options.childArguments)
+            peaks[stack] = result.kilobytes - baseline
+            checksums[stack] = result.checksum
+        }
+        if Set(checksums.values).count > 1 { throw BenchError("\(item.id) \(item.work): the stacks disagree: \(checksums)") }
+        return peaks
+    }
+}
+
+func main() throws {
+    var options = try Options(Array(CommandLine.arguments.dropFirst()))
+    if let child = options.child {
+        let fixtures = try options.fixtures.map {
+            try Fixtures(directory: URL(fileURLWithPath: $0), sizes: options.sizes, create: false)
+        }
+        try Memory.child(child, fixtures: fixtures)
+        return
+    }
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "strata-bench-\(ProcessInfo.processInfo.processIdentifier)")
+    options.fixtures = directory.path
+    defer { if !options.keep { try? FileManager.default.removeItem(at: directory) } }
+
+    print("strata-bench — \(machineDescription())")
+    print("medians of \(options.sizes.rounds) rounds; ratios to SQLite's C API in the same run\n")
+    log("making fixtures in \(directory.path)")
+    let fixtures = try Fixtures(directory: directory, sizes: options.sizes, create: true)
+
+    let timed = Catalog.timed(options.sizes).filter { options.includes($0.id) }
+    let medians = try runTimed(timed, options: options, fixtures: fixtures)
+    let memoryCases = Array(Catalog.memory(options.sizes).enumerated())
+        .filter { options.memory && options.includes($0.element.id) }
+        .map { (index: $0.offset, item: $0.element) }
+    let peaks = try runMemory(memoryCases, options: options)
+
+    var lines = zip(timed, medians).map { Report.timed($0, medians: $1) }
+    for entry in Catalog.unavailable where options.includes(entry.id) {
+        lines.append(
+            Report.Line(
+                id: entry.id, work: entry.work, cells: ["n/a (no batch requests yet)", "", ""], goal: entry.goal.text,
+                verdict: "–"))
+    }
+    lines += zip(memoryCases, peaks).map { Report.memory($0.item, kilobytes: $1) }
+    let order = ["B1", "B2", "B3", "B4", "B5", "B6", "B7", "B8", "B9", "B10", "M1", "M2"]
+    lines = lines.enumerated().sorted { a, b in
+        let x = order.firstIndex(of: a.element.id) ?? 99
+        let y = order.firstIndex(of: b.element.id) ?? 99
+        return x != y ? x < y : a.offset < b.offset
+    }.map(\.element)
+    print(Report.header())
+    for line in lines { print(Report.render(line)) }
+    print("\nB6: time per query, and Strata's and GRDB's microseconds over raw. B7: raw is the best SQL (one join).")
+    print("M1, M2: peak resident memory above a child process that only starts.")
+}
+
+do {
+    try main()
+} catch {
+    log("strata-bench: \(error)")
+    exit(1)
+}

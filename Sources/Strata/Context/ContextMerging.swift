@@ -1,0 +1,132 @@
+import Foundation
+
+/// Bringing the changes other contexts saved into this one: objects they updated are
+/// refreshed (keeping this context's unsaved changes), objects they deleted leave this
+/// context, and observers hear of both through `NSManagedObjectContextObjectsDidChange`.
+extension NSManagedObjectContext {
+    /// Merges the changes a `NSManagedObjectContextDidSave` notification of another context
+    /// describes. Call it on this context's queue.
+    public func mergeChanges(fromContextDidSave notification: Notification) {
+        let changes = SavedObjectIDs(notification.userInfo ?? [:])
+        merge(changes)
+    }
+
+    /// Merges changes saved elsewhere (another coordinator, a batch request, another process)
+    /// into the contexts. `changeNotificationData` holds object IDs or their URIs under
+    /// `NSInsertedObjectsKey`, `NSUpdatedObjectsKey` and `NSDeletedObjectsKey`.
+    public static func mergeChanges(
+        fromRemoteContextSave changeNotificationData: [AnyHashable: Any], into contexts: [NSManagedObjectContext]
+    ) {
+        for context in contexts {
+            context.performAndWait {
+                context.persistentStoreCoordinator.map { coordinator in
+                    let changes = SavedObjectIDs(changeNotificationData, coordinator: coordinator)
+                    coordinator.rowCache.remove(changes.updated + changes.deleted)
+                    context.merge(changes)
+                }
+            }
+        }
+    }
+
+    func merge(_ changes: SavedObjectIDs) {
+        for id in changes.updated {
+            guard let object = registeredObject(for: id) else { continue }
+            if object.faulted {
+                object.pendingSnapshot = nil
+                continue
+            }
+            guard let snapshot = try? objectStore?.snapshot(for: id) else { continue }
+            object.merge(snapshot: snapshot, keeping: object.changedIndexes, in: self)
+            eventRefreshed.insert(object)
+        }
+        for id in changes.deleted {
+            guard let object = registeredObject(for: id) else { continue }
+            forgetDeletedElsewhere(object)
+            eventDeleted.insert(object)
+        }
+        processPendingChanges()
+    }
+
+    /// An object deleted by another context: its relationships let go of it in memory (the
+    /// store already holds the result), and it leaves this context.
+    private func forgetDeletedElsewhere(_ object: NSManagedObject) {
+        if !object.faulted {
+            for (index, kind) in object.layout.kinds.enumerated() {
+                guard let relationship = object.layout.properties[index] as? NSRelationshipDescription,
+                    let inverse = relationship.inverseRelationship
+                else { continue }
+                let destinations: [NSManagedObject]
+                switch kind {
+                case .toOne: destinations = (object.values[index] as? NSManagedObject).map { [$0] } ?? []
+                case .toMany: destinations = (object.values[index] as? [NSManagedObject]) ?? []
+                default: continue
+                }
+                for destination in destinations where !destination.faulted {
+                    guard let back = destination.layout.indexByName[inverse.name] else { continue }
+                    if inverse.isToMany, var objects = destination.values[back] as? [NSManagedObject] {
+                        objects.removeAll { $0 === object }
+                        destination.values[back] = objects
+                    } else if destination.values[back] as? NSManagedObject === object {
+                        destination.values[back] = nil
+                    }
+                }
+            }
+        }
+        inserted.remove(object)
+        updated.remove(object)
+        deleted.remove(object)
+        unregister(object)
+        object.isInaccessible = true
+        object.managedObjectContext = nil
+    }
+
+    /// Starts or stops merging the saves of the coordinator's other contexts.
+    func updateAutomaticMerging() {
+        if let mergeObserver {
+            NotificationCenter.default.removeObserver(mergeObserver)
+            self.mergeObserver = nil
+        }
+        guard automaticallyMergesChangesFromParent else { return }
+        mergeObserver = NotificationCenter.default.addObserver(
+            forName: .NSManagedObjectContextDidSave, object: nil, queue: nil
+        ) { [weak self] notification in
+            guard let self, let saver = notification.object as? NSManagedObjectContext, saver !== self,
+                saver.persistentStoreCoordinator != nil, saver.persistentStoreCoordinator === self.persistentStoreCoordinator
+            else { return }
+            // Read the IDs now, on the saving context's queue; merge on this context's queue.
+            let changes = SavedObjectIDs(notification.userInfo ?? [:])
+            self.perform { self.merge(changes) }
+        }
+    }
+}
+
+/// The object IDs of a save's inserted, updated and deleted objects.
+struct SavedObjectIDs: @unchecked Sendable {
+    var inserted: [NSManagedObjectID] = []
+    var updated: [NSManagedObjectID] = []
+    var deleted: [NSManagedObjectID] = []
+
+    init(_ info: [AnyHashable: Any], coordinator: NSPersistentStoreCoordinator? = nil) {
+        func ids(_ key: String) -> [NSManagedObjectID] {
+            let values: [Any]
+            switch info[key] {
+            case let set as Set<NSManagedObject>: values = Array(set)
+            case let set as Set<NSManagedObjectID>: values = Array(set)
+            case let set as NSSet: values = set.allObjects
+            case let array as [Any]: values = array
+            default: values = []
+            }
+            return values.compactMap { value in
+                switch value {
+                case let object as NSManagedObject: object.objectID
+                case let id as NSManagedObjectID: id
+                case let url as URL: coordinator?.managedObjectID(forURIRepresentation: url)
+                default: nil
+                }
+            }
+        }
+        inserted = ids(NSInsertedObjectsKey)
+        updated = ids(NSUpdatedObjectsKey)
+        deleted = ids(NSDeletedObjectsKey)
+    }
+}
