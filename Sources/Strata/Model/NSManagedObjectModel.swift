@@ -37,6 +37,10 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
     /// that a model writes back as it was read. Each element maps XML attribute names to values.
     public var diagramLayout: [[String: String]] = []
 
+    /// The modules the model's unqualified class names most likely live in (the target a
+    /// build plugin copied the model for), tried first when classes are looked up by name.
+    var classModuleNames: [String] = []
+
     private var configurationMembers: [String: [String]] = [:]
     private var configurationOrder: [String] = []
 

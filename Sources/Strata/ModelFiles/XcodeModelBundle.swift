@@ -88,6 +88,7 @@ extension NSManagedObjectModel {
         } catch {
             return nil
         }
+        classModuleNames = ModelFileLocator.moduleNames(forResourceAt: url)
     }
 
     /// Reads and validates a model file like `init?(contentsOf:)`, throwing an error that
@@ -95,6 +96,7 @@ extension NSManagedObjectModel {
     public static func load(contentsOf url: URL) throws(ModelError) -> NSManagedObjectModel {
         let model = NSManagedObjectModel()
         try model.populate(contentsOf: url)
+        model.classModuleNames = ModelFileLocator.moduleNames(forResourceAt: url)
         return model
     }
 
@@ -141,6 +143,21 @@ extension NSManagedObjectModel {
 /// Finds model files in bundles, for `NSManagedObjectModel.mergedModel(from:)` and the
 /// persistent container.
 enum ModelFileLocator {
+    /// The modules whose classes a model copied into a SwiftPM resource bundle
+    /// (`<Package>_<Target>.resources/Model.xcdatamodeld`) most likely names: the target, for
+    /// each way of splitting the bundle's name.
+    static func moduleNames(forResourceAt url: URL) -> [String] {
+        guard let bundle = url.pathComponents.last(where: { $0.hasSuffix(".resources") }) else { return [] }
+        let name = String(bundle.dropLast(".resources".count))
+        var candidates: [String] = []
+        var rest = Substring(name)
+        while let underscore = rest.firstIndex(of: "_") {
+            rest = rest[rest.index(after: underscore)...]
+            if !rest.isEmpty { candidates.append(String(rest)) }
+        }
+        return candidates
+    }
+
     /// The model files in the bundles' resource directories (searched two levels deep):
     /// each `.xcdatamodeld` (its current version, or every version with `allVersions`) and
     /// each `.xcdatamodel` that is not inside a bundle.

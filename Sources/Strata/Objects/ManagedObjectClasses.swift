@@ -37,16 +37,25 @@ enum ManagedObjectClasses {
     static func objectClass(for entity: NSEntityDescription) -> NSManagedObject.Type {
         let name = entity.managedObjectClassName ?? "NSManagedObject"
         if name == "NSManagedObject" || name.isEmpty { return NSManagedObject.self }
+        let hints = entity.managedObjectModel?.classModuleNames ?? []
+        let key = hints.joined(separator: ",") + "|" + name
         return state.withLock { state in
-            if let known = state.resolved[name] { return known }
-            let found = lookUp(name, in: state) ?? NSManagedObject.self
-            state.resolved[name] = found
+            if let known = state.resolved[key] { return known }
+            let found = lookUp(name, hints: hints, in: state) ?? NSManagedObject.self
+            state.resolved[key] = found
             return found
         }
     }
 
-    private static func lookUp(_ name: String, in state: State) -> NSManagedObject.Type? {
+    private static func lookUp(_ name: String, hints: [String], in state: State) -> NSManagedObject.Type? {
         let trimmed = name.hasPrefix(".") ? String(name.dropFirst()) : name
+        // An unqualified name is first looked for in the module the model belongs to, since
+        // several modules of one program may have classes of that name.
+        if !trimmed.contains(".") {
+            for module in hints {
+                if let type = _typeByName("\(module).\(trimmed)") as? NSManagedObject.Type { return type }
+            }
+        }
         if let known = state.classesByName[trimmed] { return known }
         if let type = _typeByName(trimmed) as? NSManagedObject.Type { return type }
         let unqualified = trimmed.split(separator: ".").last.map(String.init) ?? trimmed

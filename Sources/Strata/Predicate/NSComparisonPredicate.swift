@@ -14,7 +14,7 @@ import Foundation
 ///     leftExpression: NSExpression(forKeyPath: "title"), rightExpression: NSExpression(forConstantValue: "Dune"),
 ///     modifier: .direct, type: .equalTo, options: [.caseInsensitive])
 /// ```
-open class NSComparisonPredicate: NSPredicate, @unchecked Sendable {
+open class NSComparisonPredicate: NSPredicate {
     /// `ANY`/`SOME`, `ALL`, or a direct comparison.
     public enum Modifier: UInt, Sendable {
         case direct = 0

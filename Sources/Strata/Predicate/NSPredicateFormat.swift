@@ -50,7 +50,7 @@ extension NSPredicate {
 
 /// A predicate of Strata's predicate language: its tree, or the syntax error of the format
 /// string it was made from.
-final class FormatPredicate: NSPredicate, @unchecked Sendable {
+final class FormatPredicate: NSPredicate {
     let node: PredicateNode
     let syntaxError: PredicateSyntaxError?
 
