@@ -27,6 +27,17 @@ import PackageDescription
             plugins: ["StrataModelPlugin"]
         ),
         .testTarget(name: "CompatSwift6Tests", dependencies: ["CoreData"], plugins: ["StrataModelPlugin"]),
+        // The reference application (SPEC §4): the to-do model, DAOs and repositories, the `todo`
+        // command line, and their tests (the CLI tests run the built `todo`). Its model's class
+        // names carry the module (`TodoKit.TodoEntity`) for the reason given above: the test
+        // process also holds the compatibility targets' `TodoEntity` and `TagEntity`.
+        .target(name: "TodoKit", dependencies: ["CoreData"], plugins: ["StrataModelPlugin"]),
+        .executableTarget(
+            name: "todo",
+            dependencies: ["TodoKit", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        .testTarget(name: "TodoKitTests", dependencies: ["TodoKit"]),
+        .testTarget(name: "TodoCLITests", dependencies: ["TodoKit", "todo"]),
         // The benchmarks of SPEC §5 (BENCHMARKS.md): SQLite's C API, GRDB and Strata on the same
         // work. `import SQLite3` exists only on Apple's platforms, hence CSQLite.
         .systemLibrary(name: "CSQLite", path: "Benchmarks/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
@@ -48,6 +59,7 @@ let package = Package(
     ] + coreDataProducts,
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
         .package(url: "https://github.com/swiftlang/swift-syntax", "600.0.1"..<"604.0.0"),
     ],
     targets: coreDataTargets + [
@@ -56,6 +68,8 @@ let package = Package(
             dependencies: [
                 "StrataMacros",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // SQLite's C API, for reading and binding columns by position on the hot paths.
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
         ),
         .macro(

@@ -25,7 +25,7 @@ final class Owner: NSManagedObject {
 
 enum BenchModel {
     /// One model for the whole run: a coordinator per trial, as apps open a store per launch.
-    nonisolated(unsafe) static let shared: NSManagedObjectModel = NSManagedObjectModel {
+    static let shared = NSManagedObjectModel {
         Entity("Item", className: "Item") {
             Attribute("category", .integer16AttributeType, optional: false, defaultValue: Int16(0))
             Attribute("quantity", .integer32AttributeType, optional: false, defaultValue: Int32(0))

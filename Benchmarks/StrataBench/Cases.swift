@@ -27,9 +27,9 @@ enum Goal {
 
     var text: String {
         switch self {
-        case .ratio(let limit): "≤ \(Report.number(limit))×"
-        case .overRaw(let microseconds): "≤ raw + \(Report.number(microseconds)) µs"
-        case .megabytes(let limit): "≤ \(Report.number(limit)) MB"
+        case .ratio(let limit): "≤ \(String(format: "%g", limit))×"
+        case .overRaw(let microseconds): "≤ raw + \(String(format: "%g", microseconds)) µs"
+        case .megabytes(let limit): "≤ \(String(format: "%g", limit)) MB"
         }
     }
 }

@@ -70,7 +70,7 @@ struct Fixtures {
         let insert = try database.prepare(Layout.itemInsert)
         for n in stride(from: 1, through: items, by: 1) {
             RawCases.bind(ItemValues(n), key: Int64(n), entity: itemEntity, to: insert)
-            if owners > 0 { insert.bind(Int64((n - 1) / sizes.children + 1), at: 14) }
+            if owners > 0 { insert.bind(Int64((n - 1) / sizes.children + 1), at: 13) }
             try insert.step()
             insert.reset()
         }

@@ -80,9 +80,9 @@ struct OwnerWithItems: FetchableRecord {
     var owner: OwnerRecord
     var items: [ItemRecord]
 
-    init(row: Row) throws {
+    init(row: Row) {
         owner = OwnerRecord(row: row)
-        items = try row.prefetchedRows["items"]?.map { try ItemRecord(row: $0) } ?? []
+        items = row.prefetchedRows["items"]?.map { ItemRecord(row: $0) } ?? []
     }
 }
 

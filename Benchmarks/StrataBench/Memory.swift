@@ -19,7 +19,8 @@ enum Memory {
     /// Runs this program as a child with `arguments`; returns the peak (kB) and checksum it prints.
     static func runChild(_ arguments: [String]) throws -> (kilobytes: Int, checksum: Int) {
         let process = Process()
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+        let executable =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
             ?? CommandLine.arguments[0]
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments

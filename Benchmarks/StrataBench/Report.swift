@@ -20,7 +20,7 @@ enum Report {
 
     static func row(_ cells: [String]) -> String {
         zip(cells, widths).map { cell, width in cell.padding(toLength: max(width, cell.count), withPad: " ", startingAt: 0) }
-            .joined(separator: " ").trimmingCharacters(in: .whitespaces)
+            .joined(separator: " ").replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression)
     }
 
     static func render(_ line: Line) -> String {

@@ -81,7 +81,9 @@ open class NSPersistentContainer: NSObject, @unchecked Sendable {
                 continue
             }
             let defaultDirectory = Self.defaultDirectoryURL().standardizedFileURL
-            if let url = description.url, url.deletingLastPathComponent().standardizedFileURL == defaultDirectory {
+            if description.type != NSInMemoryStoreType, let url = description.url,
+                url.deletingLastPathComponent().standardizedFileURL == defaultDirectory
+            {
                 try? FileManager.default.createDirectory(at: defaultDirectory, withIntermediateDirectories: true)
             }
             persistentStoreCoordinator.addPersistentStore(with: description, completionHandler: block)

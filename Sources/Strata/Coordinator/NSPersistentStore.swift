@@ -63,6 +63,8 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
     private let metadataLock = Protected([String: Any]())
     /// Whether `metadata` changed since it was last written.
     var metadataNeedsSaving = false
+    /// A weak reference to the store, made once and shared by the store's object IDs.
+    let weakReference = WeakStore(nil)
 
     /// The store's type name.
     open var type: String { "" }
@@ -78,6 +80,7 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
         self.options = options
         self.isReadOnly = (options?[NSReadOnlyPersistentStoreOption] as? Bool) ?? false
         super.init()
+        weakReference.value = self
     }
 
     /// Reads the store's metadata from its file.
@@ -129,6 +132,15 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
         for id in objectIDs { result[id] = try relatedObjectIDs(of: id, relationship: relationship) }
         return result
     }
+    /// The destination rows of a to-many relationship, in order, for the row cache; `nil`
+    /// from stores that read destinations as IDs only.
+    func relatedSnapshots(of objectID: NSManagedObjectID, relationship: NSRelationshipDescription) throws -> [Snapshot]? {
+        nil
+    }
+    /// The destination rows of a to-many relationship of several objects; `nil` as above.
+    func relatedSnapshots(
+        of objectIDs: [NSManagedObjectID], relationship: NSRelationshipDescription
+    ) throws -> [NSManagedObjectID: [Snapshot]]? { nil }
     func allocatePermanentIDs(for entities: [NSEntityDescription]) throws -> [NSManagedObjectID] {
         throw unsupported("permanent IDs")
     }

@@ -227,6 +227,12 @@ open class NSPersistentStoreCoordinator: NSObject, ObjectStore, @unchecked Senda
         of objectID: NSManagedObjectID, relationship: NSRelationshipDescription
     ) throws -> [NSManagedObjectID] {
         guard let store = objectID.persistentStore, store.persistentStoreCoordinator === self else { return [] }
+        // Stores that read the destinations' rows with their IDs leave them in the row cache,
+        // where the faults of the destinations find them.
+        if let snapshots = try store.relatedSnapshots(of: objectID, relationship: relationship) {
+            rowCache.store(snapshots)
+            return snapshots.map(\.objectID)
+        }
         return try store.relatedObjectIDs(of: objectID, relationship: relationship)
     }
 
@@ -258,6 +264,11 @@ open class NSPersistentStoreCoordinator: NSObject, ObjectStore, @unchecked Senda
             byStore[ObjectIdentifier(store), default: (store, [])].ids.append(id)
         }
         for (_, group) in byStore {
+            if let snapshots = try group.store.relatedSnapshots(of: group.ids, relationship: relationship) {
+                rowCache.store(snapshots.values.joined())
+                for (owner, rows) in snapshots where result[owner] == nil { result[owner] = rows.map(\.objectID) }
+                continue
+            }
             result.merge(try group.store.relatedObjectIDs(of: group.ids, relationship: relationship)) { a, _ in a }
         }
         return result

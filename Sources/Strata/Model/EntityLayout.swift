@@ -19,6 +19,12 @@ final class EntityLayout: @unchecked Sendable {
     let initialValues: [Any?]
     /// Indexes of the properties a store keeps (not transient, not fetched properties).
     let persistentIndexes: [Int]
+    /// For each attribute, the Swift type its values are stored as, if there is one; a value
+    /// set with exactly that type is stored without coercion.
+    let storedTypes: [ObjectIdentifier?]
+    /// The positions whose value in an object is not the snapshot's: relationships (objects
+    /// instead of IDs), transient attributes (their defaults) and fetched properties.
+    let objectOnlyIndexes: [Int]
 
     init(entity: NSEntityDescription) {
         properties = entity.properties
@@ -47,6 +53,15 @@ final class EntityLayout: @unchecked Sendable {
         persistentIndexes = properties.indices.filter { index in
             !properties[index].isTransient && kinds[index] != .other
         }
+        objectOnlyIndexes = properties.indices.filter { index in
+            kinds[index] != .attribute || properties[index].isTransient
+        }
+        storedTypes = properties.map { property in
+            guard let attribute = property as? NSAttributeDescription,
+                let type = ManagedValueCoercion.storedType(of: attribute.attributeType)
+            else { return nil }
+            return ObjectIdentifier(type)
+        }
     }
 
     func isToMany(_ index: Int) -> Bool {
@@ -57,10 +72,11 @@ final class EntityLayout: @unchecked Sendable {
 
 extension NSEntityDescription {
     /// The entity's layout. Computed on first use; models must not change after that.
+    /// Changing the entity's or an ancestor's properties, or its subentities, drops it.
     var layout: EntityLayout {
         layoutLock.lock()
         defer { layoutLock.unlock() }
-        if let cached = cachedLayout, cached.properties.count == properties.count { return cached }
+        if let cached = cachedLayout { return cached }
         let layout = EntityLayout(entity: self)
         cachedLayout = layout
         return layout

@@ -27,6 +27,7 @@ open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
         didSet {
             for old in oldValue where old.superentity === self && !subentities.contains(where: { $0 === old }) {
                 old.superentity = nil
+                old.invalidateLayout()
             }
             for entity in subentities {
                 entity.superentity = self
@@ -149,7 +150,14 @@ open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
     /// The topmost ancestor (the entity itself when it has no superentity). In a SQLite
     /// store, an entity's objects live in its root entity's table.
     public var rootEntity: NSEntityDescription {
-        selfAndAncestors.last ?? self
+        // Walked without collecting the chain (every object ID asks); a chain too long to be
+        // real may be a circle, which `selfAndAncestors` stops.
+        var current = self
+        for _ in 0..<64 {
+            guard let parent = current.superentity else { return current }
+            current = parent
+        }
+        return selfAndAncestors.last ?? self
     }
 
     /// The entity's uniqueness constraints as attribute names, its superentities' first.

@@ -148,7 +148,9 @@ enum ModelFileLocator {
     /// each way of splitting the bundle's name.
     static func moduleNames(forResourceAt url: URL) -> [String] {
         guard let bundle = url.pathComponents.last(where: { $0.hasSuffix(".resources") }) else { return [] }
-        let name = String(bundle.dropLast(".resources".count))
+        var name = String(bundle.dropLast(".resources".count))
+        // Test builds name the bundle of a library target `<Package>_<Target>-tool.resources`.
+        if name.hasSuffix("-tool") { name = String(name.dropLast("-tool".count)) }
         var candidates: [String] = []
         var rest = Substring(name)
         while let underscore = rest.firstIndex(of: "_") {

@@ -19,12 +19,20 @@ enum AttributeValidation {
     /// The first rule the value breaks, as Core Data's validation error; `nil` when it keeps
     /// them all.
     static func error(for value: Any?, of attribute: NSAttributeDescription, on object: NSManagedObject) -> NSError? {
-        guard let value, !(value is NSNull) else { return nil }
+        // Most attributes have no rules: nothing to convert, and no name to build, at every save.
+        guard hasRules(attribute), let value, !ManagedValueCoercion.isNull(value) else { return nil }
         // Values checked on demand may still be `NSNumber`s or `NSString`s.
         let typed = ManagedValueCoercion.attributeValue(value, type: attribute.attributeType) ?? value
         let name = "\(object.entity.name ?? "?").\(attribute.name)"
         guard let failure = failure(of: typed, attribute, name) else { return nil }
         return CoreDataError.validation(failure.code, object: object, key: attribute.name, value: value, failure.reason)
+    }
+
+    /// Whether the attribute sets a bound or a pattern that `failure` can check.
+    private static func hasRules(_ attribute: NSAttributeDescription) -> Bool {
+        func given(_ text: String?) -> Bool { !(text?.isEmpty ?? true) }
+        return given(attribute.minValueString) || given(attribute.maxValueString)
+            || (attribute.attributeType == .stringAttributeType && given(attribute.regularExpressionString))
     }
 
     private static func failure(of value: Any, _ attribute: NSAttributeDescription, _ name: String) -> Failure? {

@@ -12,6 +12,30 @@ enum ManagedObjectClasses {
         var classesByName: [String: NSManagedObject.Type] = [:]
         var modules: [String] = []
         var resolved: [String: NSManagedObject.Type] = [:]
+        /// Classes already registered, so that registering again (every new object does)
+        /// costs a lookup instead of building the class's name.
+        var registered: Set<ObjectIdentifier> = []
+        /// The last resolution of each entity, for `object(with:)` and fetches, which ask
+        /// once per object; checked against the entity's class name before use.
+        var resolvedByEntity: [ObjectIdentifier: ResolvedClass] = [:]
+        /// The entity of a class in a model, for `init(context:)`, which asks once per object.
+        var entitiesByClass: [ClassInModel: EntityOfClass] = [:]
+    }
+
+    private struct ResolvedClass {
+        let entity: NSEntityDescription
+        let name: String
+        let type: NSManagedObject.Type
+    }
+
+    private struct ClassInModel: Hashable {
+        let type: ObjectIdentifier
+        let model: ObjectIdentifier
+    }
+
+    private struct EntityOfClass {
+        weak var model: NSManagedObjectModel?
+        let entity: NSEntityDescription
     }
 
     private static let state = Protected(State())
@@ -19,8 +43,10 @@ enum ManagedObjectClasses {
     /// Remembers a subclass and its module.
     static func register(_ type: NSManagedObject.Type) {
         guard type != NSManagedObject.self else { return }
+        if state.withLock({ $0.registered.contains(ObjectIdentifier(type)) }) { return }
         let qualified = String(reflecting: type)
         state.withLock { state in
+            state.registered.insert(ObjectIdentifier(type))
             guard state.classesByName[qualified] == nil else { return }
             let unqualified = qualified.split(separator: ".").last.map(String.init) ?? qualified
             state.classesByName[qualified] = type
@@ -29,6 +55,8 @@ enum ManagedObjectClasses {
                 state.modules.append(module)
             }
             state.resolved.removeAll()
+            state.resolvedByEntity.removeAll()
+            state.entitiesByClass.removeAll()
         }
     }
 
@@ -37,12 +65,17 @@ enum ManagedObjectClasses {
     static func objectClass(for entity: NSEntityDescription) -> NSManagedObject.Type {
         let name = entity.managedObjectClassName ?? "NSManagedObject"
         if name == "NSManagedObject" || name.isEmpty { return NSManagedObject.self }
+        if let cached = state.withLock({ $0.resolvedByEntity[ObjectIdentifier(entity)] }), cached.entity === entity,
+            cached.name == name
+        {
+            return cached.type
+        }
         let hints = entity.managedObjectModel?.classModuleNames ?? []
         let key = hints.joined(separator: ",") + "|" + name
         return state.withLock { state in
-            if let known = state.resolved[key] { return known }
-            let found = lookUp(name, hints: hints, in: state) ?? NSManagedObject.self
+            let found = state.resolved[key] ?? lookUp(name, hints: hints, in: state) ?? NSManagedObject.self
             state.resolved[key] = found
+            state.resolvedByEntity[ObjectIdentifier(entity)] = ResolvedClass(entity: entity, name: name, type: found)
             return found
         }
     }
@@ -68,6 +101,18 @@ enum ManagedObjectClasses {
     /// The entity of a model whose class is the given class.
     static func entity(for type: NSManagedObject.Type, in model: NSManagedObjectModel) -> NSEntityDescription? {
         register(type)
+        let key = ClassInModel(type: ObjectIdentifier(type), model: ObjectIdentifier(model))
+        if let cached = state.withLock({ $0.entitiesByClass[key] }), cached.model === model,
+            cached.entity.managedObjectModel === model
+        {
+            return cached.entity
+        }
+        guard let entity = findEntity(for: type, in: model) else { return nil }
+        state.withLock { $0.entitiesByClass[key] = EntityOfClass(model: model, entity: entity) }
+        return entity
+    }
+
+    private static func findEntity(for type: NSManagedObject.Type, in model: NSManagedObjectModel) -> NSEntityDescription? {
         let qualified = String(reflecting: type)
         let unqualified = qualified.split(separator: ".").last.map(String.init) ?? qualified
         let candidates = model.entities.filter { entity in

@@ -19,24 +19,35 @@ extension NSManagedObject {
 
     /// Fills the object with a row's values. To-one destinations become objects (faults
     /// unless already registered); to-many ones stay unloaded unless the snapshot has them.
+    ///
+    /// The object starts with the snapshot's own array of values, which Swift copies only
+    /// when a position differs (a relationship, a transient attribute): objects of entities
+    /// without either keep their values once in memory, shared with the row cache.
     func fill(from snapshot: Snapshot, in context: NSManagedObjectContext, awake: Bool = true) {
-        var filled = [Any?](repeating: nil, count: layout.properties.count)
-        for index in filled.indices {
+        var filled = snapshot.values
+        if filled.count != layout.properties.count {
+            filled = (0..<layout.properties.count).map { $0 < snapshot.values.count ? snapshot.values[$0] : nil }
+        }
+        for index in layout.objectOnlyIndexes {
             switch layout.kinds[index] {
             case .attribute:
-                filled[index] = layout.properties[index].isTransient ? layout.initialValues[index] : snapshot.values[index]
+                filled[index] = layout.initialValues[index]
             case .toOne:
-                filled[index] = (snapshot.values[index] as? NSManagedObjectID).map { context.object(with: $0) }
+                if let id = filled[index] as? NSManagedObjectID {
+                    filled[index] = context.object(with: id)
+                } else if filled[index] != nil {
+                    filled[index] = nil
+                }
             case .toMany:
                 if layout.properties[index].isTransient {
                     filled[index] = [NSManagedObject]()
-                } else if let ids = snapshot.values[index] as? [NSManagedObjectID] {
+                } else if let ids = filled[index] as? [NSManagedObjectID] {
                     filled[index] = ids.map { context.object(with: $0) }
                 } else {
                     filled[index] = RelationshipFault.marker
                 }
             case .other:
-                filled[index] = nil
+                if filled[index] != nil { filled[index] = nil }
             }
         }
         values = filled

@@ -3,16 +3,26 @@ import Foundation
 /// Typed access to property values, used by `@Managed` properties and generated classes.
 /// The names start with an underscore because applications call them only through
 /// generated code.
+///
+/// The accessors are inlinable so that each is specialised for its property's type in the
+/// app's module: reading an `Int16` is then one cast from the stored value, with no generic
+/// metadata to look up (these run once per property read, the hottest path of all).
 extension NSManagedObject {
     /// The value of an optional property, converted to the property's Swift type.
+    @inlinable
     public func _managedValue<Value>(forKey key: String) -> Value? {
-        ManagedValueBridge.cast(value(forKey: key), to: Value.self)
+        guard let raw = _managedStoredValue(forKey: key) else { return nil }
+        if let value = raw as? Value { return value }
+        return Self._managedConverted(raw, to: Value.self)
     }
 
     /// The value of a non-optional property whose type has a natural empty value (numbers,
     /// `Bool`, strings, data, collections); a missing value reads as that empty value.
+    @inlinable
     public func _managedValue<Value: _ManagedDefaultValue>(forKey key: String) -> Value {
-        ManagedValueBridge.cast(value(forKey: key), to: Value.self) ?? Value._managedDefaultValue
+        guard let raw = _managedStoredValue(forKey: key) else { return Value._managedDefaultValue }
+        if let value = raw as? Value { return value }
+        return Self._managedConverted(raw, to: Value.self) ?? Value._managedDefaultValue
     }
 
     /// The value of a non-optional property of any other type. Like Core Data, reading a
@@ -26,8 +36,34 @@ extension NSManagedObject {
     }
 
     /// Sets a property from its Swift value.
+    @inlinable
     public func _setManagedValue<Value>(_ value: Value?, forKey key: String) {
-        setValue(ManagedValueBridge.objectValue(value), forKey: key)
+        _setManagedStoredValue(value.map { $0 as Any }, forKey: key)
+    }
+
+    /// A property's value as typed accessors read it: through `value(forKey:)`, `NSNull` as `nil`.
+    @usableFromInline
+    func _managedStoredValue(forKey key: String) -> Any? {
+        guard let value = value(forKey: key), !ManagedValueCoercion.isNull(value) else { return nil }
+        return value
+    }
+
+    /// A stored value of another representation in a property's Swift type (`NSNumber` to
+    /// `Int16`, `NSSet` to `Set<Book>`…), or `nil`.
+    @usableFromInline
+    static func _managedConverted<Value>(_ raw: Any, to type: Value.Type) -> Value? {
+        ManagedValueBridge.cast(raw, to: type)
+    }
+
+    /// Sets a property from a typed setter: Swift collections of a to-many relationship
+    /// become the objects `setValue(_:forKey:)` expects; other values pass as they are.
+    @usableFromInline
+    func _setManagedStoredValue(_ value: Any?, forKey key: String) {
+        if let index = layout.indexByName[key], layout.isToMany(index) {
+            setValue(ManagedValueBridge.objectValue(value), forKey: key)
+        } else {
+            setValue(value, forKey: key)
+        }
     }
 }
 
@@ -52,7 +88,7 @@ extension Array: _ManagedDefaultValue { public static var _managedDefaultValue: 
 /// Conversions between stored values and the Swift types of properties.
 enum ManagedValueBridge {
     static func cast<Value>(_ raw: Any?, to type: Value.Type) -> Value? {
-        guard let raw, !(raw is NSNull) else { return nil }
+        guard let raw, !ManagedValueCoercion.isNull(raw) else { return nil }
         if let value = raw as? Value { return value }
         if let convertible = type as? _ManagedConvertible.Type, let value = convertible._fromManagedValue(raw) {
             return value as? Value

@@ -5,8 +5,34 @@ import Foundation
 /// relationships to `NSSet`/`NSOrderedSet`. Values that do not fit are kept as given, for
 /// validation to report at save.
 enum ManagedValueCoercion {
+    /// Whether a value is `NSNull`, told by its type: `value is NSNull` would first bridge a
+    /// Swift number to an `NSNumber` (an allocation on Linux) to ask.
+    static func isNull(_ value: Any) -> Bool {
+        ObjectIdentifier(type(of: value)) == ObjectIdentifier(NSNull.self)
+    }
+
+    /// The Swift type an attribute's values are stored as, when there is exactly one: a
+    /// value already of that type needs no coercion.
+    static func storedType(of type: NSAttributeType) -> Any.Type? {
+        switch type {
+        case .integer16AttributeType: Int16.self
+        case .integer32AttributeType: Int32.self
+        case .integer64AttributeType: Int64.self
+        case .doubleAttributeType: Double.self
+        case .floatAttributeType: Float.self
+        case .booleanAttributeType: Bool.self
+        case .decimalAttributeType: Decimal.self
+        case .stringAttributeType: String.self
+        case .dateAttributeType: Date.self
+        case .binaryDataAttributeType: Data.self
+        case .UUIDAttributeType: UUID.self
+        case .URIAttributeType: URL.self
+        default: nil
+        }
+    }
+
     static func storedValue(_ value: Any?, for property: NSPropertyDescription) -> Any? {
-        guard let value, !(value is NSNull) else { return nil }
+        guard let value, !isNull(value) else { return nil }
         switch property {
         case let attribute as NSAttributeDescription:
             return attributeValue(value, type: attribute.attributeType) ?? value

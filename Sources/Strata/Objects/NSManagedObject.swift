@@ -286,9 +286,14 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
         fireFault()
         if layout.isToMany(index) {
             values[index] = Self.objects(in: value)
+        } else if let value, let stored = layout.storedTypes[index], ObjectIdentifier(type(of: value)) == stored {
+            values[index] = value  // already in stored form: typed setters land here
         } else {
             values[index] = ManagedValueCoercion.storedValue(value, for: layout.properties[index])
         }
+        // Room for every property at the first change, rather than growing at each.
+        if changedIndexes.isEmpty { changedIndexes.reserveCapacity(layout.properties.count) }
+        if eventChangedIndexes.isEmpty { eventChangedIndexes.reserveCapacity(layout.properties.count) }
         changedIndexes.insert(index)
         eventChangedIndexes.insert(index)
     }

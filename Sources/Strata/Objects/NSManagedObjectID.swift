@@ -26,18 +26,23 @@ public final class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
     let temporaryIdentifier: UUID?
     /// The identifier of the store (its metadata's UUID) for a permanent ID.
     let storeIdentifier: String?
+    /// The store's one weak reference to itself, shared by all its IDs.
     private let store: WeakStore
     /// The root entity, which identity is relative to (subentities share their root's keys).
     private let root: ObjectIdentifier
+    /// `hash`, computed once: IDs are dictionary keys in every registry and cache.
+    private let hashCode: Int
 
     /// A new temporary ID for an object of the entity.
     init(temporaryFor entity: NSEntityDescription) {
+        let identifier = UUID()
         self.entity = entity
         self.primaryKey = 0
-        self.temporaryIdentifier = UUID()
+        self.temporaryIdentifier = identifier
         self.storeIdentifier = nil
-        self.store = WeakStore(nil)
+        self.store = WeakStore.none
         self.root = ObjectIdentifier(entity.rootEntity)
+        self.hashCode = identifier.hashValue
     }
 
     /// The permanent ID of the row `primaryKey` of the entity in the store.
@@ -46,8 +51,12 @@ public final class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
         self.primaryKey = primaryKey
         self.temporaryIdentifier = nil
         self.storeIdentifier = store.identifier
-        self.store = WeakStore(store)
+        self.store = store.weakReference
         self.root = ObjectIdentifier(entity.rootEntity)
+        // Keys are small consecutive numbers: spread them, and tell roots apart.
+        self.hashCode =
+            Int(truncatingIfNeeded: UInt64(bitPattern: primaryKey) &* 0x9E37_79B9_7F4A_7C15)
+            ^ Int(bitPattern: UInt(bitPattern: root))
     }
 
     /// A URI that names the object: `x-coredata://STORE-UUID/Entity/pN` for a permanent ID,
@@ -67,23 +76,15 @@ public final class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
     public func copy(with zone: NSZone? = nil) -> Any { self }
 
     public override func isEqual(_ object: Any?) -> Bool {
-        if let row = object as? RowReader { return row.isEqual(self) }
-        guard let other = object as? NSManagedObjectID else { return false }
+        // Another ID first: dictionaries of IDs ask this all the time, and a failed cast from
+        // `Any` costs more than a successful one.
+        guard let other = object as? NSManagedObjectID else { return (object as? RowReader)?.isEqual(self) ?? false }
         if other === self { return true }
         if let temporaryIdentifier { return temporaryIdentifier == other.temporaryIdentifier }
         return primaryKey == other.primaryKey && root == other.root && storeIdentifier == other.storeIdentifier
     }
 
-    public override var hash: Int {
-        var hasher = Hasher()
-        if let temporaryIdentifier {
-            hasher.combine(temporaryIdentifier)
-        } else {
-            hasher.combine(primaryKey)
-            hasher.combine(root)
-        }
-        return hasher.finalize()
-    }
+    public override var hash: Int { hashCode }
 
     public override var description: String {
         "<NSManagedObjectID: \(uriRepresentation().absoluteString)>"
@@ -95,6 +96,9 @@ public final class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
 final class WeakStore: @unchecked Sendable {
     weak var value: NSPersistentStore?
     init(_ value: NSPersistentStore?) { self.value = value }
+
+    /// The store of every temporary ID.
+    static let none = WeakStore(nil)
 }
 
 extension NSManagedObjectID {

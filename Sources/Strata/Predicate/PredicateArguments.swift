@@ -40,8 +40,9 @@ enum PredicateArguments {
     /// `Optional<Int>.none`, which is a nil argument.
     private static func unwrapped(_ argument: Any?) -> Any? {
         guard var current = argument else { return nil }
-        while Mirror(reflecting: current).displayStyle == .optional {
-            guard let inner = Mirror(reflecting: current).children.first?.value else { return nil }
+        // A protocol cast, not `Mirror`: reflection costs more than the rest of a predicate.
+        while let optional = current as? any OptionalArgument {
+            guard let inner = optional.wrappedArgument else { return nil }
             current = inner
         }
         return current
@@ -105,4 +106,13 @@ enum PredicateArguments {
     private static func sortedForStableOutput(_ values: [PredicateValue]) -> [PredicateValue] {
         values.map { (String(describing: $0), $0) }.sorted { $0.0 < $1.0 }.map(\.1)
     }
+}
+
+/// `Optional`, seen through `Any`: how `PredicateArguments` finds nil arguments.
+private protocol OptionalArgument {
+    var wrappedArgument: Any? { get }
+}
+
+extension Optional: OptionalArgument {
+    fileprivate var wrappedArgument: Any? { self.map { $0 as Any } }
 }

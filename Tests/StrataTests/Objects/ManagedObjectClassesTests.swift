@@ -8,6 +8,8 @@ import Testing
     @Test func resourceBundlesNameTheirTarget() {
         let url = URL(fileURLWithPath: "/build/debug/Strata_TodoKit.resources/Todos.xcdatamodeld")
         #expect(ModelFileLocator.moduleNames(forResourceAt: url) == ["TodoKit"])
+        let test = URL(fileURLWithPath: "/build/debug/Strata_TodoKit-tool.resources/Todos.xcdatamodeld")
+        #expect(ModelFileLocator.moduleNames(forResourceAt: test) == ["TodoKit"])
         let underscored = URL(fileURLWithPath: "/b/my_pkg_App.resources/Model.xcdatamodeld/Model.xcdatamodel")
         #expect(ModelFileLocator.moduleNames(forResourceAt: underscored) == ["pkg_App", "App"])
         #expect(ModelFileLocator.moduleNames(forResourceAt: URL(fileURLWithPath: "/tmp/Model.xcdatamodeld")).isEmpty)

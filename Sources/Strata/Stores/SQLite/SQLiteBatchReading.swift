@@ -1,5 +1,6 @@
 import Foundation
 internal import GRDB
+internal import GRDBSQLite
 
 /// Reading many rows in one query: the batches of a batched fetch and prefetched
 /// relationships. Keys go in bound parameters, a few hundred per statement.
@@ -20,8 +21,9 @@ extension SQLiteStore {
                     let part = ids[start..<min(ids.count, start + Self.chunk)]
                     let marks = Array(repeating: "?", count: part.count).joined(separator: ", ")
                     let sql = "SELECT \(columns.joined(separator: ", ")) FROM \(expected.table) WHERE Z_PK IN (\(marks))"
-                    let rows = try Row.fetchCursor(db, sql: sql, arguments: StatementArguments(part.map(\.primaryKey)))
-                    while let row = try rows.next() { snapshots.append(decode(row, mapping: mapping, expected: expected)) }
+                    snapshots += try readRows(db, sql: sql, arguments: StatementArguments(part.map(\.primaryKey))) {
+                        decodeRow($0, mapping: mapping, expected: expected)
+                    }
                 }
             }
             return snapshots
@@ -31,6 +33,14 @@ extension SQLiteStore {
     func sqliteRelatedObjectIDs(
         of objectIDs: [NSManagedObjectID], relationship: NSRelationshipDescription
     ) throws -> [NSManagedObjectID: [NSManagedObjectID]] {
+        try sqliteRelatedSnapshots(of: objectIDs, relationship: relationship).mapValues { $0.map(\.objectID) }
+    }
+
+    /// The destination rows of a to-many relationship of several objects, each object's in
+    /// the relationship's order: prefetching reads IDs and values in one query per chunk.
+    func sqliteRelatedSnapshots(
+        of objectIDs: [NSManagedObjectID], relationship: NSRelationshipDescription
+    ) throws -> [NSManagedObjectID: [Snapshot]] {
         let (database, mapping) = try openDatabase()
         let saved = objectIDs.filter { !$0.isTemporaryID }
         guard let first = saved.first, let source = mapping.mapping(for: first.entity),
@@ -38,32 +48,44 @@ extension SQLiteStore {
             let destination = relationship.destinationEntity.flatMap({ mapping.mapping(for: $0) })
         else { return [:] }
         let byKey = Dictionary(saved.map { ($0.primaryKey, $0) }, uniquingKeysWith: { a, _ in a })
-        var result: [NSManagedObjectID: [NSManagedObjectID]] = Dictionary(uniqueKeysWithValues: saved.map { ($0, []) })
+        var result: [NSManagedObjectID: [Snapshot]] = Dictionary(uniqueKeysWithValues: saved.map { ($0, []) })
+        // The owner's key first, then the destination's columns as `decodeRow` reads them.
+        let columns = (mapping.selectColumns[destination.table] ?? ["Z_PK", "Z_ENT", "Z_OPT"])
+            .map { "d.\($0)" }.joined(separator: ", ")
         try database.read { db in
             for start in stride(from: 0, to: saved.count, by: Self.chunk) {
                 let part = saved[start..<min(saved.count, start + Self.chunk)]
                 let marks = Array(repeating: "?", count: part.count).joined(separator: ", ")
+                let owner: String
                 let sql: String
                 switch storage {
                 case .joinTable(let table, let selfColumn, let otherColumn, let orderColumn):
+                    owner = "j.\(selfColumn)"
                     sql = """
-                        SELECT j.\(selfColumn), d.Z_PK, d.Z_ENT FROM \(table) j JOIN \(destination.table) d \
-                        ON d.Z_PK = j.\(otherColumn) WHERE j.\(selfColumn) IN (\(marks)) \
-                        ORDER BY j.\(selfColumn)\(orderColumn.map { ", j.\($0)" } ?? ""), d.Z_PK
+                        SELECT \(columns), \(owner) FROM \(table) j JOIN \(destination.table) d \
+                        ON d.Z_PK = j.\(otherColumn) WHERE \(owner) IN (\(marks)) \
+                        ORDER BY \(owner)\(orderColumn.map { ", j.\($0)" } ?? ""), d.Z_PK
                         """
                 case .inverseForeignKey(let column, let orderColumn):
+                    owner = "d.\(column)"
                     sql = """
-                        SELECT \(column), Z_PK, Z_ENT FROM \(destination.table) WHERE \(column) IN (\(marks)) \
-                        ORDER BY \(column)\(orderColumn.map { ", \($0)" } ?? ""), Z_PK
+                        SELECT \(columns), \(owner) FROM \(destination.table) d WHERE \(owner) IN (\(marks)) \
+                        ORDER BY \(owner)\(orderColumn.map { ", d.\($0)" } ?? ""), d.Z_PK
                         """
                 case .hiddenColumn(let column):
-                    sql = "SELECT \(column), Z_PK, Z_ENT FROM \(destination.table) WHERE \(column) IN (\(marks)) ORDER BY Z_PK"
+                    owner = "d.\(column)"
+                    sql = """
+                        SELECT \(columns), \(owner) FROM \(destination.table) d WHERE \(owner) IN (\(marks)) \
+                        ORDER BY d.Z_PK
+                        """
                 }
-                let rows = try Row.fetchCursor(db, sql: sql, arguments: StatementArguments(part.map(\.primaryKey)))
-                while let row = try rows.next() {
-                    guard let owner = byKey[row[0]] else { continue }
-                    let entity = mapping.mapping(number: row[2], rowOf: destination).entity
-                    result[owner, default: []].append(objectID(entity: entity, primaryKey: row[1]))
+                let rows = try readRows(db, sql: sql, arguments: StatementArguments(part.map(\.primaryKey))) { statement in
+                    let last = sqlite3_column_count(statement) - 1
+                    return (sqlite3_column_int64(statement, last), decodeRow(statement, mapping: mapping, expected: destination))
+                }
+                for (key, snapshot) in rows {
+                    guard let owner = byKey[key] else { continue }
+                    result[owner, default: []].append(snapshot)
                 }
             }
         }

@@ -2,7 +2,8 @@ import Foundation
 
 /// How the objects of one entity map to columns of their table: built once per store from
 /// `SQLiteSchema`, so that reading and writing rows go by position, never by name lookups.
-struct SQLiteEntityMapping {
+/// A class, so that looking one up for every row passes a reference instead of copying it.
+final class SQLiteEntityMapping: @unchecked Sendable {
     enum Binding {
         case attribute(NSAttributeDescription)
         /// A to-one relationship: its foreign-key column, the `Z<n>_` column holding the
@@ -15,6 +16,8 @@ struct SQLiteEntityMapping {
         var index: Int
         var name: String
         var binding: Binding
+        /// How an attribute's values are read and bound.
+        var kind: SQLiteValueKind = .other
     }
 
     /// How a to-many relationship is stored.
@@ -36,6 +39,11 @@ struct SQLiteEntityMapping {
     let columns: [Column]
     /// Layout position → how that to-many relationship is stored.
     let toMany: [Int: ToMany]
+    /// `INSERT INTO <table> (Z_PK, Z_ENT, Z_OPT, <columns>) VALUES (?, …)`, the columns in
+    /// `columns` order (a to-one's entity column after its key column).
+    let insertSQL: String
+    /// Whether some attribute may keep its values in files beside the store.
+    let hasExternalStorage: Bool
 
     init?(entity: NSEntityDescription, schema: SQLiteSchema) {
         guard let number = schema.entityNumber(for: entity), let rootNumber = schema.entityNumber(for: entity.rootEntity)
@@ -52,7 +60,7 @@ struct SQLiteEntityMapping {
             switch (property, layout.kinds[index]) {
             case (let attribute as NSAttributeDescription, .attribute):
                 guard let name = schema.columnName(entity: entity, property: attribute.name) else { continue }
-                columns.append(Column(index: index, name: name, binding: .attribute(attribute)))
+                columns.append(Column(index: index, name: name, binding: .attribute(attribute), kind: SQLiteValueKind(attribute)))
             case (let relationship as NSRelationshipDescription, .toOne):
                 guard let name = schema.columnName(entity: entity, property: relationship.name) else { continue }
                 let entityColumn = schema.entityColumnNames[entity.name ?? ""]?[relationship.name]
@@ -65,6 +73,19 @@ struct SQLiteEntityMapping {
         }
         self.columns = columns
         self.toMany = toMany
+        let names =
+            ["Z_PK", "Z_ENT", "Z_OPT"]
+            + columns.flatMap { column -> [String] in
+                guard case .toOne(_, let entityColumn?) = column.binding else { return [column.name] }
+                return [column.name, entityColumn]
+            }
+        insertSQL =
+            "INSERT INTO \(table) (\(names.joined(separator: ", "))) "
+            + "VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))"
+        hasExternalStorage = columns.contains { column in
+            guard case .attribute(let attribute) = column.binding else { return false }
+            return SQLiteExternalStorage.usesFiles(attribute)
+        }
     }
 
     private static func toManyStorage(_ relationship: NSRelationshipDescription, schema: SQLiteSchema) -> ToMany? {
@@ -98,14 +119,28 @@ struct SQLiteStoreMapping {
     let selectColumns: [String: [String]]
     /// Entity number → where each of its columns is in its table's `SELECT` list.
     private let readPlans: [Int: [ReadColumn]]
+    /// The `UPDATE`s made so far, by entity and changed columns.
+    let updateTexts = SQLiteUpdateTexts()
 
     /// One column of a row to decode: the layout position it fills, its place in the
     /// `SELECT` list, and for a to-one the place of its entity-number column.
-    struct ReadColumn {
-        var index: Int
-        var position: Int
-        var binding: SQLiteEntityMapping.Binding
-        var entityPosition: Int?
+    final class ReadColumn: @unchecked Sendable {
+        let index: Int
+        let position: Int
+        let binding: SQLiteEntityMapping.Binding
+        let entityPosition: Int?
+        let kind: SQLiteValueKind
+        /// The attribute, for reading without unpacking `binding` at every row.
+        let attribute: NSAttributeDescription?
+
+        init(index: Int, position: Int, binding: SQLiteEntityMapping.Binding, entityPosition: Int?, kind: SQLiteValueKind) {
+            self.index = index
+            self.position = position
+            self.binding = binding
+            self.entityPosition = entityPosition
+            self.kind = kind
+            if case .attribute(let attribute) = binding { self.attribute = attribute } else { self.attribute = nil }
+        }
     }
 
     init(model: NSManagedObjectModel) {
@@ -133,12 +168,14 @@ struct SQLiteStoreMapping {
         for (number, mapping) in byNumber {
             let names = selectColumns[mapping.table] ?? []
             let positions = Dictionary(names.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
-            readPlans[number] = mapping.columns.compactMap { column in
+            // In layout order, so that a row's values can be appended position by position.
+            readPlans[number] = mapping.columns.sorted { $0.index < $1.index }.compactMap { column in
                 guard let position = positions[column.name] else { return nil }
                 var entityPosition: Int?
                 if case .toOne(_, let entityColumn?) = column.binding { entityPosition = positions[entityColumn] }
                 return ReadColumn(
-                    index: column.index, position: position, binding: column.binding, entityPosition: entityPosition)
+                    index: column.index, position: position, binding: column.binding, entityPosition: entityPosition,
+                    kind: column.kind)
             }
         }
         self.readPlans = readPlans

@@ -1,5 +1,6 @@
 import Foundation
 internal import GRDB
+internal import GRDBSQLite
 
 /// Reading rows: fetches, single rows for faults, and the destinations of to-many
 /// relationships. Every value is a bound parameter; table and column names come from the
@@ -11,12 +12,7 @@ extension SQLiteStore {
         let columns = mapping.selectColumns[root.table] ?? ["Z_PK", "Z_ENT", "Z_OPT"]
         let (sql, arguments) = try selectSQL(columns: columns, plan: plan, mapping: mapping)
         return try database.read { db in
-            let cursor = try Row.fetchCursor(db, sql: sql, arguments: arguments)
-            var snapshots: [Snapshot] = []
-            while let row = try cursor.next() {
-                snapshots.append(decode(row, mapping: mapping, expected: root))
-            }
-            return snapshots
+            try readRows(db, sql: sql, arguments: arguments) { decodeRow($0, mapping: mapping, expected: root) }
         }
     }
 
@@ -25,22 +21,41 @@ extension SQLiteStore {
         guard let expected = mapping.mapping(for: plan.entity) else { return [] }
         let (sql, arguments) = try selectSQL(columns: ["Z_PK", "Z_ENT"], plan: plan, mapping: mapping)
         return try database.read { db in
-            let cursor = try Row.fetchCursor(db, sql: sql, arguments: arguments)
-            var ids: [NSManagedObjectID] = []
-            while let row = try cursor.next() {
-                let key: Int64 = row[0]
-                let entity = mapping.mapping(number: row[1], rowOf: expected).entity
-                ids.append(objectID(entity: entity, primaryKey: key))
+            try readRows(db, sql: sql, arguments: arguments) { statement in
+                objectID(statement, key: 0, entity: 1, mapping: mapping, expected: expected)
             }
-            return ids
         }
+    }
+
+    /// Each row of a query, made into a value by `body` from the statement (columns by
+    /// position). The statement is prepared once per SQL text and kept by the connection.
+    func readRows<T>(
+        _ db: Database, sql: String, arguments: StatementArguments, _ body: (SQLiteStatement) throws -> T
+    ) throws -> [T] {
+        let statement = try db.cachedStatement(sql: sql)
+        let cursor = try Row.fetchCursor(statement, arguments: arguments)
+        var results: [T] = []
+        while try cursor.next() != nil { results.append(try body(statement.sqliteStatement)) }
+        return results
+    }
+
+    /// The ID of a row from its key and entity-number columns.
+    func objectID(
+        _ statement: SQLiteStatement, key: Int32, entity: Int32, mapping: SQLiteStoreMapping, expected: SQLiteEntityMapping
+    ) -> NSManagedObjectID {
+        let number: Int? =
+            sqlite3_column_type(statement, entity) == SQLITE_NULL ? nil : Int(sqlite3_column_int64(statement, entity))
+        return objectID(
+            entity: mapping.mapping(number: number, rowOf: expected).entity, primaryKey: sqlite3_column_int64(statement, key))
     }
 
     func sqliteCount(_ plan: FetchPlan) throws -> Int {
         let (database, mapping) = try openDatabase()
         guard mapping.mapping(for: plan.entity) != nil else { return 0 }
         let (from, arguments) = try fromWhereSQL(plan: plan, mapping: mapping, sorted: false)
-        return try database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) \(from)", arguments: arguments) ?? 0 }
+        return try database.read { db in
+            try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) \(from)"), arguments: arguments) ?? 0
+        }
     }
 
     func sqliteSnapshot(for objectID: NSManagedObjectID) throws -> Snapshot? {
@@ -49,40 +64,50 @@ extension SQLiteStore {
         let columns = mapping.selectColumns[entity.table] ?? ["Z_PK", "Z_ENT", "Z_OPT"]
         let sql = "SELECT \(columns.joined(separator: ", ")) FROM \(entity.table) WHERE Z_PK = ?"
         return try database.read { db in
-            try Row.fetchOne(db, sql: sql, arguments: [objectID.primaryKey]).map {
-                decode($0, mapping: mapping, expected: entity)
-            }
+            try readRows(db, sql: sql, arguments: [objectID.primaryKey]) {
+                decodeRow($0, mapping: mapping, expected: entity)
+            }.first
         }
     }
 
     func sqliteRelatedObjectIDs(
         of objectID: NSManagedObjectID, relationship: NSRelationshipDescription
     ) throws -> [NSManagedObjectID] {
+        try sqliteRelatedSnapshots(of: objectID, relationship: relationship).map(\.objectID)
+    }
+
+    /// The rows of a to-many relationship's destinations, in the relationship's order: a
+    /// relationship fault loads its objects' values with its IDs, as Core Data's does, so
+    /// that reading them does not cost a query per object.
+    func sqliteRelatedSnapshots(
+        of objectID: NSManagedObjectID, relationship: NSRelationshipDescription
+    ) throws -> [Snapshot] {
         let (database, mapping) = try openDatabase()
         guard let source = mapping.mapping(for: objectID.entity),
             let index = objectID.entity.layout.indexByName[relationship.name],
             let storage = source.toMany[index],
             let destination = relationship.destinationEntity.flatMap({ mapping.mapping(for: $0) })
         else { return [] }
+        let columns = (mapping.selectColumns[destination.table] ?? ["Z_PK", "Z_ENT", "Z_OPT"])
+            .map { "d.\($0)" }.joined(separator: ", ")
         let sql: String
         switch storage {
         case .joinTable(let table, let selfColumn, let otherColumn, let orderColumn):
             sql = """
-                SELECT d.Z_PK, d.Z_ENT FROM \(table) j JOIN \(destination.table) d ON d.Z_PK = j.\(otherColumn) \
+                SELECT \(columns) FROM \(table) j JOIN \(destination.table) d ON d.Z_PK = j.\(otherColumn) \
                 WHERE j.\(selfColumn) = ?\(orderColumn.map { " ORDER BY j.\($0), d.Z_PK" } ?? "")
                 """
         case .inverseForeignKey(let column, let orderColumn):
             sql = """
-                SELECT Z_PK, Z_ENT FROM \(destination.table) WHERE \(column) = ?\
-                \(orderColumn.map { " ORDER BY \($0), Z_PK" } ?? "")
+                SELECT \(columns) FROM \(destination.table) d WHERE d.\(column) = ?\
+                \(orderColumn.map { " ORDER BY d.\($0), d.Z_PK" } ?? "")
                 """
         case .hiddenColumn(let column):
-            sql = "SELECT Z_PK, Z_ENT FROM \(destination.table) WHERE \(column) = ?"
+            sql = "SELECT \(columns) FROM \(destination.table) d WHERE d.\(column) = ?"
         }
         return try database.read { db in
-            let rows = try Row.fetchAll(db, sql: sql, arguments: [objectID.primaryKey])
-            return rows.map { row in
-                self.objectID(entity: mapping.mapping(number: row[1], rowOf: destination).entity, primaryKey: row[0])
+            try readRows(db, sql: sql, arguments: [objectID.primaryKey]) {
+                decodeRow($0, mapping: mapping, expected: destination)
             }
         }
     }

@@ -220,6 +220,11 @@ final class SQLiteQueryBuilder {
             default: "expression"
             }
         }
-        return "\(text(node.left)) \(node.op) \(text(node.right))"
+        return "\(text(node.left)) \(operatorNames[node.op] ?? "") \(text(node.right))"
     }
+
+    /// The operators' names, made once: describing an enum case reflects on its type, which
+    /// costs more than compiling the rest of a comparison (and labels are made for every one).
+    private static let operatorNames = Dictionary(
+        uniqueKeysWithValues: ComparisonNode.Operator.allCases.map { ($0, "\($0)") })
 }

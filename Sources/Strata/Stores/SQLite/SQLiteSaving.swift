@@ -72,11 +72,11 @@ extension SQLiteStore {
                 }
                 for change in request.inserts {
                     let id = resolve(change.objectID)
-                    try insert(change, as: id, db: db, mapping: mapping, resolve: resolve, files: files)
+                    try insertRow(change, as: id, db: db, mapping: mapping, resolve: resolve, files: files)
                     result.snapshots[id] = snapshot(of: change, as: id, version: 1, resolve: resolve)
                 }
                 for change in request.updates {
-                    if try update(change, db: db, mapping: mapping, resolve: resolve, files: files) {
+                    if try updateRow(change, db: db, mapping: mapping, resolve: resolve, files: files) {
                         result.snapshots[change.objectID] = snapshot(
                             of: change, as: change.objectID, version: change.expectedVersion + 1, resolve: resolve)
                     } else {
@@ -100,78 +100,18 @@ extension SQLiteStore {
     private func snapshot(
         of change: RowChange, as id: NSManagedObjectID, version: Int64, resolve: (NSManagedObjectID) -> NSManagedObjectID
     ) -> Snapshot {
-        let values = change.values.map { value -> Any? in
-            switch value {
-            case let target as NSManagedObjectID: resolve(target)
-            case let targets as [NSManagedObjectID]: targets.map(resolve)
-            default: value
+        // Only relationships hold IDs; attribute values are kept as they are (asking each
+        // value whether it is an ID would cost a failed cast per attribute).
+        var values = change.values
+        let kinds = id.entity.layout.kinds
+        for index in values.indices where index < kinds.count && kinds[index] != .attribute && kinds[index] != .other {
+            switch values[index] {
+            case let target as NSManagedObjectID: values[index] = resolve(target)
+            case let targets as [NSManagedObjectID]: values[index] = targets.map(resolve)
+            default: break
             }
         }
         return Snapshot(objectID: id, version: version, values: values)
-    }
-
-    /// The column values of the changed attributes and to-one relationships.
-    private func columnValues(
-        _ change: RowChange, mapping: SQLiteEntityMapping, store: SQLiteStoreMapping, all: Bool,
-        resolve: (NSManagedObjectID) -> NSManagedObjectID, files: SQLiteExternalStorage
-    ) throws -> [(String, DatabaseValue)] {
-        let changed = Set(change.changed)
-        var result: [(String, DatabaseValue)] = []
-        for column in mapping.columns where all || changed.contains(column.index) {
-            let value = change.values[column.index]
-            switch column.binding {
-            case .attribute(let attribute):
-                result.append((column.name, try SQLiteValueCodec.encode(value, attribute: attribute, external: files)))
-            case .toOne(_, let entityColumn):
-                let target = (value as? NSManagedObjectID).map(resolve)
-                if let target, target.isTemporaryID || target.persistentStore !== self {
-                    throw CoreDataError.make(
-                        NSManagedObjectExternalRelationshipError,
-                        "\(change.objectID) refers to \(target), which is not saved in the same store.")
-                }
-                result.append((column.name, target.map { $0.primaryKey.databaseValue } ?? .null))
-                if let entityColumn {
-                    let number = target.flatMap { store.mapping(for: $0.entity)?.number }
-                    result.append((entityColumn, number.map { $0.databaseValue } ?? .null))
-                }
-            }
-        }
-        return result
-    }
-
-    private func insert(
-        _ change: RowChange, as id: NSManagedObjectID, db: Database, mapping: SQLiteStoreMapping,
-        resolve: (NSManagedObjectID) -> NSManagedObjectID, files: SQLiteExternalStorage
-    ) throws {
-        guard let entity = mapping.mapping(for: id.entity) else {
-            throw CoreDataError.make(NSPersistentStoreSaveError, "Entity \(id.entity.name ?? "?") is not in the store's model.")
-        }
-        let columns = try columnValues(change, mapping: entity, store: mapping, all: true, resolve: resolve, files: files)
-        let names = ["Z_PK", "Z_ENT", "Z_OPT"] + columns.map(\.0)
-        let sql =
-            "INSERT INTO \(entity.table) (\(names.joined(separator: ", "))) VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))"
-        let arguments = StatementArguments([id.primaryKey, entity.number, 1] + columns.map(\.1))
-        try db.cachedStatement(sql: sql).execute(arguments: arguments)
-    }
-
-    /// Writes the changed columns and bumps `Z_OPT`; `false` when the row is not at the
-    /// expected version (or gone).
-    private func update(
-        _ change: RowChange, db: Database, mapping: SQLiteStoreMapping, resolve: (NSManagedObjectID) -> NSManagedObjectID,
-        files: SQLiteExternalStorage
-    ) throws -> Bool {
-        guard let entity = mapping.mapping(for: change.objectID.entity) else { return false }
-        try files.noteReplacedFiles(ofRow: change.objectID.primaryKey, in: entity, changed: change.changed, db: db)
-        let columns = try columnValues(change, mapping: entity, store: mapping, all: false, resolve: resolve, files: files)
-        let assignments = (columns.map { "\($0.0) = ?" } + ["Z_OPT = ?"]).joined(separator: ", ")
-        let sql = "UPDATE \(entity.table) SET \(assignments) WHERE Z_PK = ? AND Z_OPT = ?"
-        let arguments = StatementArguments(
-            columns.map(\.1) + [
-                (change.expectedVersion + 1).databaseValue, change.objectID.primaryKey.databaseValue,
-                change.expectedVersion.databaseValue,
-            ])
-        try db.cachedStatement(sql: sql).execute(arguments: arguments)
-        return db.changesCount > 0
     }
 
     private func delete(

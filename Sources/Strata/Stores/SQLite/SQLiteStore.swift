@@ -53,6 +53,12 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     override func relatedObjectIDs(
         of objectID: NSManagedObjectID, relationship: NSRelationshipDescription
     ) throws -> [NSManagedObjectID] { try sqliteRelatedObjectIDs(of: objectID, relationship: relationship) }
+    override func relatedSnapshots(
+        of objectID: NSManagedObjectID, relationship: NSRelationshipDescription
+    ) throws -> [Snapshot]? { try sqliteRelatedSnapshots(of: objectID, relationship: relationship) }
+    override func relatedSnapshots(
+        of objectIDs: [NSManagedObjectID], relationship: NSRelationshipDescription
+    ) throws -> [NSManagedObjectID: [Snapshot]]? { try sqliteRelatedSnapshots(of: objectIDs, relationship: relationship) }
     override func allocatePermanentIDs(for entities: [NSEntityDescription]) throws -> [NSManagedObjectID] {
         try sqliteAllocatePermanentIDs(for: entities)
     }

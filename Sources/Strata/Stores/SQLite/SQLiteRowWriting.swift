@@ -1,0 +1,129 @@
+import Foundation
+internal import GRDB
+internal import GRDBSQLite
+
+/// The `INSERT` and `UPDATE` of one row of a save. Each statement's text is made once per
+/// entity (per changed-column set for updates), the statement is prepared once per
+/// connection (GRDB's statement cache), and values are bound by position with SQLite's
+/// typed functions: a save of 100,000 rows builds no SQL and no argument arrays per row.
+extension SQLiteStore {
+    func insertRow(
+        _ change: RowChange, as id: NSManagedObjectID, db: Database, mapping: SQLiteStoreMapping,
+        resolve: (NSManagedObjectID) -> NSManagedObjectID, files: SQLiteExternalStorage
+    ) throws {
+        guard let entity = mapping.mapping(for: id.entity) else {
+            throw CoreDataError.make(NSPersistentStoreSaveError, "Entity \(id.entity.name ?? "?") is not in the store's model.")
+        }
+        let statement = try Self.cleared(db.cachedStatement(sql: entity.insertSQL))
+        let raw = statement.sqliteStatement
+        sqlite3_bind_int64(raw, 1, id.primaryKey)
+        sqlite3_bind_int64(raw, 2, Int64(entity.number))
+        sqlite3_bind_int64(raw, 3, 1)
+        var parameter: Int32 = 4
+        for column in entity.columns {
+            try bind(column, of: change, to: raw, at: &parameter, store: mapping, resolve: resolve, files: files)
+        }
+        try statement.execute()
+    }
+
+    /// Writes the changed columns and bumps `Z_OPT`; `false` when the row is not at the
+    /// expected version (or gone).
+    func updateRow(
+        _ change: RowChange, db: Database, mapping: SQLiteStoreMapping, resolve: (NSManagedObjectID) -> NSManagedObjectID,
+        files: SQLiteExternalStorage
+    ) throws -> Bool {
+        guard let entity = mapping.mapping(for: change.objectID.entity) else { return false }
+        if entity.hasExternalStorage {
+            try files.noteReplacedFiles(ofRow: change.objectID.primaryKey, in: entity, changed: change.changed, db: db)
+        }
+        // `changed` and `columns` both follow the layout's order: walk them together.
+        var positions: [Int] = []
+        var next = change.changed.startIndex
+        for (position, column) in entity.columns.enumerated() {
+            while next < change.changed.endIndex && change.changed[next] < column.index { next += 1 }
+            if next < change.changed.endIndex && change.changed[next] == column.index { positions.append(position) }
+        }
+        let sql = mapping.updateTexts.text(entity: entity.number, columns: positions) {
+            let assignments = positions.flatMap { position -> [String] in
+                let column = entity.columns[position]
+                guard case .toOne(_, let entityColumn?) = column.binding else { return ["\(column.name) = ?"] }
+                return ["\(column.name) = ?", "\(entityColumn) = ?"]
+            }
+            return
+                "UPDATE \(entity.table) SET \((assignments + ["Z_OPT = ?"]).joined(separator: ", ")) WHERE Z_PK = ? AND Z_OPT = ?"
+        }
+        let statement = try Self.cleared(db.cachedStatement(sql: sql))
+        let raw = statement.sqliteStatement
+        var parameter: Int32 = 1
+        for position in positions {
+            try bind(
+                entity.columns[position], of: change, to: raw, at: &parameter, store: mapping, resolve: resolve, files: files)
+        }
+        sqlite3_bind_int64(raw, parameter, change.expectedVersion + 1)
+        sqlite3_bind_int64(raw, parameter + 1, change.objectID.primaryKey)
+        sqlite3_bind_int64(raw, parameter + 2, change.expectedVersion)
+        try statement.execute()
+        return db.changesCount > 0
+    }
+
+    /// A cached statement ready for bindings by position: reset (whatever its last run
+    /// ended with) and without arguments, which GRDB then takes as bound.
+    private static func cleared(_ statement: Statement) -> Statement {
+        sqlite3_reset(statement.sqliteStatement)
+        statement.setUncheckedArguments(StatementArguments())
+        return statement
+    }
+
+    /// Binds one column's value (two for a to-one with an entity column) from `parameter` on.
+    private func bind(
+        _ column: SQLiteEntityMapping.Column, of change: RowChange, to statement: SQLiteStatement, at parameter: inout Int32,
+        store: SQLiteStoreMapping, resolve: (NSManagedObjectID) -> NSManagedObjectID, files: SQLiteExternalStorage
+    ) throws {
+        let value = change.values[column.index]
+        switch column.binding {
+        case .attribute(let attribute):
+            try bindValue(value, kind: column.kind, attribute: attribute, to: statement, at: parameter, files: files)
+            parameter += 1
+        case .toOne(_, let entityColumn):
+            let target = (value as? NSManagedObjectID).map(resolve)
+            if let target, target.isTemporaryID || target.persistentStore !== self {
+                throw CoreDataError.make(
+                    NSManagedObjectExternalRelationshipError,
+                    "\(change.objectID) refers to \(target), which is not saved in the same store.")
+            }
+            if let target {
+                sqlite3_bind_int64(statement, parameter, target.primaryKey)
+            } else {
+                sqlite3_bind_null(statement, parameter)
+            }
+            parameter += 1
+            if entityColumn != nil {
+                if let number = target.flatMap({ store.mapping(for: $0.entity)?.number }) {
+                    sqlite3_bind_int64(statement, parameter, Int64(number))
+                } else {
+                    sqlite3_bind_null(statement, parameter)
+                }
+                parameter += 1
+            }
+        }
+    }
+}
+
+/// The text of each `UPDATE` a store has made, by entity and changed columns: saves tend to
+/// change the same columns of many rows.
+final class SQLiteUpdateTexts: @unchecked Sendable {
+    private struct Key: Hashable {
+        var entity: Int
+        var columns: [Int]
+    }
+
+    private let texts = Protected([Key: String]())
+
+    func text(entity: Int, columns: [Int], make: () -> String) -> String {
+        let key = Key(entity: entity, columns: columns)
+        if let text = texts.withLock({ $0[key] }) { return text }
+        let text = make()
+        texts.withLock { $0[key] = text }
+        return text
+    }
+}

@@ -1,0 +1,32 @@
+import Foundation
+
+/// The repositories over one store: what an interface (the command line, the web server)
+/// opens once and calls.
+public struct TodoServices: Sendable {
+    public let persistence: PersistenceController
+    public let todos: any TodoRepository
+    public let tags: any TagRepository
+    public let archive: any ArchiveRepository
+
+    /// Opens the store and the local repositories over it.
+    public init(store: PersistenceController.Store) throws {
+        let persistence = try PersistenceController(store: store)
+        self.init(
+            persistence: persistence,
+            todos: LocalTodoRepository(persistence: persistence),
+            tags: LocalTagRepository(persistence: persistence),
+            archive: LocalArchiveRepository(persistence: persistence)
+        )
+    }
+
+    /// Services with the given repositories (a sync-backed one, or a test double).
+    public init(
+        persistence: PersistenceController, todos: any TodoRepository, tags: any TagRepository,
+        archive: any ArchiveRepository
+    ) {
+        self.persistence = persistence
+        self.todos = todos
+        self.tags = tags
+        self.archive = archive
+    }
+}

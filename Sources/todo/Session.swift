@@ -1,0 +1,55 @@
+import Foundation
+import TodoKit
+
+/// One command's use of the store: opens it as the options say, runs the work, and turns
+/// whatever goes wrong into a message for the person at the terminal.
+struct Session {
+    let services: TodoServices
+
+    /// Opens the store and runs `work` with it.
+    static func run(_ options: TodoCommand, _ work: (Session) async throws -> Void) async throws {
+        let session: Session
+        do {
+            session = try await open(options)
+        } catch {
+            throw CommandFailure("The store could not be opened: \(CommandFailure.describe(error))")
+        }
+        do {
+            try await work(session)
+        } catch let failure as CommandFailure {
+            throw failure
+        } catch {
+            throw CommandFailure(CommandFailure.describe(error))
+        }
+    }
+
+    private static func open(_ options: TodoCommand) async throws -> Session {
+        if case .sqlite(let url) = options.storeLocation {
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        }
+        let session = Session(services: try TodoServices(store: options.storeLocation))
+        if options.sample, try await session.services.todos.allIds().isEmpty {
+            try await SampleData.load(into: session.services)
+        }
+        return session
+    }
+
+    /// The to-do a person named by the start of its id.
+    func todo(_ reference: String) async throws -> TodoModel {
+        try await services.todos.todo(id: services.todos.resolve(reference))
+    }
+
+    /// How ids are shown for the store's to-dos now.
+    func todoIds() async throws -> ShortIds {
+        ShortIds(length: IdReference.shortLength(for: try await services.todos.allIds()))
+    }
+}
+
+/// The length at which ids are shown: enough digits to tell every to-do apart.
+struct ShortIds {
+    let length: Int
+
+    func callAsFunction(_ id: UUID) -> String {
+        IdReference.short(id, length: length)
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import TodoKit
+
+/// The built `todo` program, run as a person or a script runs it, each time on a store in
+/// a temporary folder of the test's own.
+final class TodoProgram {
+    /// What one run printed and how it ended.
+    struct Result {
+        let status: Int32
+        let output: String
+        let error: String
+    }
+
+    /// The executable SwiftPM built beside the test runner (this target depends on it).
+    static let executable: URL? = {
+        let candidates = [Bundle.main.executableURL, CommandLine.arguments.first.map { URL(fileURLWithPath: $0) }]
+        let directory = candidates.compactMap { $0?.resolvingSymlinksInPath().deletingLastPathComponent() }.first { directory in
+            FileManager.default.fileExists(atPath: directory.appendingPathComponent("Modules").path)
+        }
+        guard let url = directory?.appendingPathComponent("todo"), FileManager.default.isExecutableFile(atPath: url.path) else {
+            return nil
+        }
+        return url
+    }()
+
+    let folder: URL
+    var store: URL { folder.appendingPathComponent("Todos.sqlite") }
+
+    init() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("todo-cli-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    /// Runs `todo --store <folder>/Todos.sqlite <arguments>`.
+    func run(_ arguments: String...) throws -> Result {
+        try runBare(["--store", store.path] + arguments)
+    }
+
+    /// Runs `todo <arguments>` with the data directory (`XDG_DATA_HOME`) in the folder.
+    func runBare(_ arguments: [String]) throws -> Result {
+        guard let executable = Self.executable else {
+            throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "the built todo program was not found"])
+        }
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_DATA_HOME"] = folder.appendingPathComponent("data").path
+        process.environment = environment
+        let output = Pipe()
+        let error = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        try process.run()
+        let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        let errorData = error.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(
+            status: process.terminationStatus,
+            output: String(decoding: outputData, as: UTF8.self),
+            error: String(decoding: errorData, as: UTF8.self)
+        )
+    }
+
+    /// Runs a command with `--json` that must succeed, and decodes what it printed.
+    func json<Value: Decodable>(_ type: Value.Type, _ arguments: String...) throws -> Value {
+        let result = try runBare(["--store", store.path] + arguments + ["--json"])
+        guard result.status == 0 else {
+            throw CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey: "todo failed: \(result.error)"])
+        }
+        return try TodoJSON.decoder().decode(Value.self, from: Data(result.output.utf8))
+    }
+}
