@@ -4,8 +4,8 @@
 //
 //   swift run -c release strata-bench            the full sizes (what BENCHMARKS.md reports)
 //   swift run strata-bench --quick               1/100 of the sizes, two rounds (CI)
-//   options: --scale N (sizes / N)  --rounds N  --only B1,B6,M1  --stacks raw,grdb,strata
-//            --no-memory  --keep (keep the scratch folder)
+//   options: --scale N (sizes / N)  --rounds N  --queries N (B6)  --only B1,B6,M1
+//            --stacks raw,grdb,strata  --no-memory  --keep (keep the scratch folder)
 import CSQLite
 import Foundation
 
@@ -27,11 +27,13 @@ struct Options {
             return next
         }
         var rounds: Int?
+        var queries: Int?
         while let argument = rest.popFirst() {
             switch argument {
             case "--quick": quick = true
             case "--scale": scale = max(1, Int(try value(argument)) ?? 1)
             case "--rounds": rounds = Int(try value(argument))
+            case "--queries": queries = Int(try value(argument))
             case "--only": only = Set(try value(argument).uppercased().split(separator: ",").map(String.init))
             case "--stacks": stacks = try value(argument).split(separator: ",").compactMap { Stack(argument: String($0)) }
             case "--no-memory": memory = false
@@ -43,6 +45,7 @@ struct Options {
         }
         sizes = quick ? .quick : Self.scaled(.full, by: scale)
         if let rounds { sizes.rounds = max(1, rounds) }
+        if let queries { sizes.queries = max(1, queries) }
     }
 
     /// The arguments a child needs to see the same sizes and fixtures.
@@ -109,6 +112,7 @@ func runTimed(_ cases: [TimedCase], options: Options, fixtures: Fixtures) throws
 }
 
 func runMemory(_ cases: [(index: Int, item: MemoryCase)], options: Options) throws -> [[Stack: Int]] {
+    guard !cases.isEmpty else { return [] }
     let baseline = try Memory.runChild(["--child", "baseline"]).kilobytes
     log("memory baseline: \(baseline) kB")
     return try cases.map { index, item in

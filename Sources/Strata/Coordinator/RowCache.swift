@@ -1,37 +1,63 @@
 import Foundation
 
 /// The coordinator's cache of row snapshots, shared by all its contexts: a fault fires from
-/// here when another context already loaded or saved the row.
+/// here when another context already loaded or saved the row, or when a relationship fault
+/// read the destinations' rows with their IDs.
+///
+/// It keeps the most recent `capacity` rows, and always the whole of the last batch stored
+/// (a prefetch stores its rows here, then asks for them): objects hold their own snapshots,
+/// so the cache only has to bridge the moment between reading rows and using them. Walking a
+/// large store page by page then keeps memory flat instead of holding every row seen.
 final class RowCache: @unchecked Sendable {
-    private let entries = Protected([NSManagedObjectID: Snapshot]())
-    /// Past this many rows the cache starts over, so that walking a large store does not
-    /// keep every row in memory.
+    private struct State {
+        var entries: [NSManagedObjectID: Snapshot] = [:]
+        /// The stored snapshots, oldest first from `head`: what to evict, in order.
+        var order: [Snapshot] = []
+        var head = 0
+    }
+
+    private let state = Protected(State())
     private let capacity: Int
 
-    init(capacity: Int = 200_000) { self.capacity = capacity }
+    init(capacity: Int = 10_000) { self.capacity = capacity }
 
     func snapshot(for objectID: NSManagedObjectID) -> Snapshot? {
-        entries.withLock { $0[objectID] }
+        state.withLock { $0.entries[objectID] }
     }
 
     func store(_ snapshots: some Sequence<Snapshot>) {
-        entries.withLock { entries in
+        state.withLock { state in
+            var stored = 0
             for snapshot in snapshots {
-                if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
-                entries[snapshot.objectID] = snapshot
+                state.entries[snapshot.objectID] = snapshot
+                state.order.append(snapshot)
+                stored += 1
+            }
+            // Evict the oldest, but never a row of this batch.
+            let limit = max(capacity, stored)
+            while state.order.count - state.head > limit {
+                let oldest = state.order[state.head]
+                state.head += 1
+                if state.entries[oldest.objectID] === oldest { state.entries[oldest.objectID] = nil }
+            }
+            if state.head > 1024 && state.head * 2 > state.order.count {
+                state.order.removeFirst(state.head)
+                state.head = 0
             }
         }
     }
 
     func remove(_ objectIDs: some Sequence<NSManagedObjectID>) {
-        entries.withLock { entries in
-            for objectID in objectIDs { entries[objectID] = nil }
+        state.withLock { state in
+            for objectID in objectIDs { state.entries[objectID] = nil }
         }
     }
 
     func removeAll(of store: NSPersistentStore) {
-        entries.withLock { entries in
-            entries = entries.filter { $0.key.persistentStore !== store && $0.key.persistentStore != nil }
+        state.withLock { state in
+            state.entries = state.entries.filter { $0.key.persistentStore !== store && $0.key.persistentStore != nil }
+            state.order = state.order[state.head...].filter { state.entries[$0.objectID] === $0 }
+            state.head = 0
         }
     }
 }

@@ -14,6 +14,9 @@ final class EntityLayout: @unchecked Sendable {
 
     let properties: [NSPropertyDescription]
     let indexByName: [String: Int]
+    /// Each property's name and its UTF-8 length, for `index(of:)`.
+    private let names: [String]
+    private let nameLengths: [Int]
     let kinds: [Kind]
     /// The values a new object starts with: attribute defaults, empty relationships.
     let initialValues: [Any?]
@@ -22,6 +25,9 @@ final class EntityLayout: @unchecked Sendable {
     /// For each attribute, the Swift type its values are stored as, if there is one; a value
     /// set with exactly that type is stored without coercion.
     let storedTypes: [ObjectIdentifier?]
+    /// Whether the property is a stored attribute with no rule but "required": any value it
+    /// holds is valid, so that validation looks no further than whether there is one.
+    let isRuleFreeAttribute: [Bool]
     /// The positions whose value in an object is not the snapshot's: relationships (objects
     /// instead of IDs), transient attributes (their defaults) and fetched properties.
     let objectOnlyIndexes: [Int]
@@ -33,6 +39,8 @@ final class EntityLayout: @unchecked Sendable {
             indexByName[property.name] = index
         }
         self.indexByName = indexByName
+        names = properties.map(\.name)
+        nameLengths = names.map(\.utf8.count)
         let properties = self.properties
         let kinds: [Kind] = properties.map { property in
             switch property {
@@ -53,6 +61,11 @@ final class EntityLayout: @unchecked Sendable {
         persistentIndexes = properties.indices.filter { index in
             !properties[index].isTransient && kinds[index] != .other
         }
+        isRuleFreeAttribute = properties.map { property in
+            guard let attribute = property as? NSAttributeDescription, !(attribute is NSDerivedAttributeDescription)
+            else { return false }
+            return !AttributeValidation.hasRules(attribute)
+        }
         objectOnlyIndexes = properties.indices.filter { index in
             kinds[index] != .attribute || properties[index].isTransient
         }
@@ -62,6 +75,18 @@ final class EntityLayout: @unchecked Sendable {
             else { return nil }
             return ObjectIdentifier(type)
         }
+    }
+
+    /// The position of a property by name, as `indexByName` gives it. Most entities have a
+    /// few properties, whose names are scanned: comparing a short string with names of other
+    /// lengths costs less than hashing it (and typed accessors ask at every read and write).
+    func index(of name: String) -> Int? {
+        guard properties.count <= 16 else { return indexByName[name] }
+        let length = name.utf8.count
+        for index in names.indices where nameLengths[index] == length && names[index] == name {
+            return index
+        }
+        return nil
     }
 
     func isToMany(_ index: Int) -> Bool {

@@ -29,7 +29,7 @@ enum AttributeValidation {
     }
 
     /// Whether the attribute sets a bound or a pattern that `failure` can check.
-    private static func hasRules(_ attribute: NSAttributeDescription) -> Bool {
+    static func hasRules(_ attribute: NSAttributeDescription) -> Bool {
         func given(_ text: String?) -> Bool { !(text?.isEmpty ?? true) }
         return given(attribute.minValueString) || given(attribute.maxValueString)
             || (attribute.attributeType == .stringAttributeType && given(attribute.regularExpressionString))

@@ -59,7 +59,7 @@ extension NSManagedObject {
     /// become the objects `setValue(_:forKey:)` expects; other values pass as they are.
     @usableFromInline
     func _setManagedStoredValue(_ value: Any?, forKey key: String) {
-        if let index = layout.indexByName[key], layout.isToMany(index) {
+        if let index = layout.index(of: key), layout.isToMany(index) {
             setValue(ManagedValueBridge.objectValue(value), forKey: key)
         } else {
             setValue(value, forKey: key)

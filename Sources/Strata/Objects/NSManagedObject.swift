@@ -220,6 +220,13 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     /// this for each property of inserted and updated objects, collects what it throws with
     /// the other errors, and keeps a replaced value.
     open func validateValue(_ value: inout Any?, forKey key: String) throws {
+        // An attribute without rules that has a value is valid: said without preparing the
+        // texts of the errors it cannot have (every save asks for every property).
+        if let present = value, let index = layout.index(of: key), layout.isRuleFreeAttribute[index],
+            !ManagedValueCoercion.isNull(present)
+        {
+            return
+        }
         if let error = modelRuleError(for: value, forKey: key) { throw error }
     }
 
@@ -240,7 +247,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     /// An unknown key returns `nil`; use `validateKey(_:)` to tell it from a nil value.
     open func value(forKey key: String) -> Any? {
         if let probe { return probe.read(key, on: self) }
-        guard let index = layout.indexByName[key] else { return nil }
+        guard let index = layout.index(of: key) else { return nil }
         willAccessValue(forKey: key)
         defer { didAccessValue(forKey: key) }
         return primitiveValue(at: index)
@@ -249,7 +256,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     /// Sets a property's value, with change notifications and inverse maintenance:
     /// setting one side of a relationship updates the other side at once.
     open func setValue(_ value: Any?, forKey key: String) {
-        guard let index = layout.indexByName[key], !layout.properties[index].isReadOnly else { return }
+        guard let index = layout.index(of: key), !layout.properties[index].isReadOnly else { return }
         willChangeValue(forKey: key)
         switch layout.kinds[index] {
         case .toOne, .toMany: setRelationship(value, at: index)
@@ -260,14 +267,14 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
 
     /// The stored value of a property, without access notifications.
     open func primitiveValue(forKey key: String) -> Any? {
-        guard let index = layout.indexByName[key] else { return nil }
+        guard let index = layout.index(of: key) else { return nil }
         return primitiveValue(at: index)
     }
 
     /// Sets the stored value of a property, without notifications or inverse maintenance.
     /// An unknown key is ignored.
     open func setPrimitiveValue(_ value: Any?, forKey key: String) {
-        guard let index = layout.indexByName[key] else { return }
+        guard let index = layout.index(of: key) else { return }
         setPrimitive(value, at: index)
     }
 
@@ -349,7 +356,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     }
 
     /// Whether the entity has a property with this name.
-    public func validateKey(_ key: String) -> Bool { layout.indexByName[key] != nil }
+    public func validateKey(_ key: String) -> Bool { layout.index(of: key) != nil }
 
     /// A mutable set whose changes apply to the to-many relationship `key`.
     open func mutableSetValue(forKey key: String) -> NSMutableSet {
@@ -372,7 +379,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     /// Called after a property changed; records the change with the context. Overrides
     /// must call `super`.
     open func didChangeValue(forKey key: String) {
-        if let index = layout.indexByName[key] {
+        if let index = layout.index(of: key) {
             changedIndexes.insert(index)
             eventChangedIndexes.insert(index)
         }

@@ -9,6 +9,7 @@ enum PredicateArguments {
     /// are compared by identity, and any other value is compared by its description.
     static func value(_ argument: Any?) -> PredicateValue {
         guard let argument = unwrapped(argument) else { return .null }
+        if let value = plainValue(argument) { return value }
         if let value = argument as? PredicateValue { return value }
         // Class instances are tested first: on Linux, `as?` bridges Swift numbers to and from
         // `NSNumber`, so an `Int` would otherwise pass for an `NSNumber` and an `NSNumber` of
@@ -36,10 +37,38 @@ enum PredicateArguments {
         }
     }
 
+    /// The common arguments, told by their exact type first: casting to `any BinaryInteger`
+    /// (or to any protocol) asks the runtime for a conformance, which costs more than the
+    /// rest of a small fetch on Linux. A cast to the one type the identifier names cannot fail.
+    private static func plainValue(_ argument: Any) -> PredicateValue? {
+        switch ObjectIdentifier(type(of: argument)) {
+        case ObjectIdentifier(Int.self): (argument as? Int).map { .integer(Int64($0)) }
+        case ObjectIdentifier(Int64.self): (argument as? Int64).map { .integer($0) }
+        case ObjectIdentifier(Int32.self): (argument as? Int32).map { .integer(Int64($0)) }
+        case ObjectIdentifier(Int16.self): (argument as? Int16).map { .integer(Int64($0)) }
+        case ObjectIdentifier(Double.self): (argument as? Double).map { .double($0) }
+        case ObjectIdentifier(Float.self): (argument as? Float).map { .double(Double($0)) }
+        case ObjectIdentifier(Bool.self): (argument as? Bool).map { .bool($0) }
+        case ObjectIdentifier(String.self): (argument as? String).map { .string($0) }
+        case ObjectIdentifier(Date.self): (argument as? Date).map { .date($0) }
+        default: nil
+        }
+    }
+
+    /// Types that are never `Optional`, so that most arguments skip the protocol cast below.
+    private static let plainTypes: Set<ObjectIdentifier> = [
+        ObjectIdentifier(Int.self), ObjectIdentifier(Int64.self), ObjectIdentifier(Int32.self),
+        ObjectIdentifier(Int16.self), ObjectIdentifier(Double.self), ObjectIdentifier(Float.self),
+        ObjectIdentifier(Bool.self), ObjectIdentifier(String.self), ObjectIdentifier(Date.self),
+    ]
+
     /// The argument with any `Optional` wrapping removed: an `Any?` array can hold an
     /// `Optional<Int>.none`, which is a nil argument.
     private static func unwrapped(_ argument: Any?) -> Any? {
         guard var current = argument else { return nil }
+        if plainTypes.contains(ObjectIdentifier(type(of: current))) || type(of: current) is AnyObject.Type {
+            return current
+        }
         // A protocol cast, not `Mirror`: reflection costs more than the rest of a predicate.
         while let optional = current as? any OptionalArgument {
             guard let inner = optional.wrappedArgument else { return nil }

@@ -12,7 +12,7 @@ extension SQLiteStore {
         let byTable = Dictionary(grouping: objectIDs.filter { !$0.isTemporaryID }) {
             mapping.mapping(for: $0.entity)?.table ?? ""
         }
-        return try database.read { db in
+        let read = { [self] (db: Database) throws -> [Snapshot] in
             var snapshots: [Snapshot] = []
             for (_, ids) in byTable {
                 guard let expected = ids.first.flatMap({ mapping.mapping(for: $0.entity) }) else { continue }
@@ -28,6 +28,9 @@ extension SQLiteStore {
             }
             return snapshots
         }
+        // One statement (a batch of a batched fetch) needs no transaction around it.
+        let single = byTable.count == 1 && (byTable.first?.value.count ?? 0) <= Self.chunk
+        return try single ? database.unsafeRead(read) : database.read(read)
     }
 
     func sqliteRelatedObjectIDs(

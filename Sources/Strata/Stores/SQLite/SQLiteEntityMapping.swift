@@ -42,6 +42,8 @@ final class SQLiteEntityMapping: @unchecked Sendable {
     /// `INSERT INTO <table> (Z_PK, Z_ENT, Z_OPT, <columns>) VALUES (?, …)`, the columns in
     /// `columns` order (a to-one's entity column after its key column).
     let insertSQL: String
+    /// `DELETE FROM <table> WHERE Z_PK = ? AND Z_OPT = ?`.
+    let deleteSQL: String
     /// Whether some attribute may keep its values in files beside the store.
     let hasExternalStorage: Bool
 
@@ -82,6 +84,7 @@ final class SQLiteEntityMapping: @unchecked Sendable {
         insertSQL =
             "INSERT INTO \(table) (\(names.joined(separator: ", "))) "
             + "VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))"
+        deleteSQL = "DELETE FROM \(table) WHERE Z_PK = ? AND Z_OPT = ?"
         hasExternalStorage = columns.contains { column in
             guard case .attribute(let attribute) = column.binding else { return false }
             return SQLiteExternalStorage.usesFiles(attribute)
@@ -120,7 +123,20 @@ struct SQLiteStoreMapping {
     /// Entity number → where each of its columns is in its table's `SELECT` list.
     private let readPlans: [Int: [ReadColumn]]
     /// The `UPDATE`s made so far, by entity and changed columns.
-    let updateTexts = SQLiteUpdateTexts()
+    let updateTexts = SQLiteStatementTexts<UpdateKey>()
+    /// The `SELECT`s of relationship faults made so far, by relationship and source entity.
+    let relatedTexts = SQLiteStatementTexts<RelatedKey>()
+
+    struct UpdateKey: Hashable {
+        var entity: Int
+        /// Positions in the entity's `columns`.
+        var columns: [Int]
+    }
+
+    struct RelatedKey: Hashable {
+        var relationship: ObjectIdentifier
+        var entity: Int
+    }
 
     /// One column of a row to decode: the layout position it fills, its place in the
     /// `SELECT` list, and for a to-one the place of its entity-number column.

@@ -43,7 +43,8 @@ extension SQLiteStore {
             while next < change.changed.endIndex && change.changed[next] < column.index { next += 1 }
             if next < change.changed.endIndex && change.changed[next] == column.index { positions.append(position) }
         }
-        let sql = mapping.updateTexts.text(entity: entity.number, columns: positions) {
+        let key = SQLiteStoreMapping.UpdateKey(entity: entity.number, columns: positions)
+        let sql = mapping.updateTexts.text(for: key) {
             let assignments = positions.flatMap { position -> [String] in
                 let column = entity.columns[position]
                 guard case .toOne(_, let entityColumn?) = column.binding else { return ["\(column.name) = ?"] }
@@ -64,6 +65,27 @@ extension SQLiteStore {
         sqlite3_bind_int64(raw, parameter + 2, change.expectedVersion)
         try statement.execute()
         return db.changesCount > 0
+    }
+
+    /// Deletes a row at the expected version, and its join-table links; `false` when the
+    /// row is not at that version (or gone).
+    func deleteRow(
+        _ change: RowChange, db: Database, mapping: SQLiteStoreMapping, files: SQLiteExternalStorage
+    ) throws -> Bool {
+        guard let entity = mapping.mapping(for: change.objectID.entity) else { return false }
+        let key = change.objectID.primaryKey
+        if entity.hasExternalStorage { try files.noteReplacedFiles(ofRow: key, in: entity, changed: nil, db: db) }
+        let statement = try Self.cleared(db.cachedStatement(sql: entity.deleteSQL))
+        sqlite3_bind_int64(statement.sqliteStatement, 1, key)
+        sqlite3_bind_int64(statement.sqliteStatement, 2, change.expectedVersion)
+        try statement.execute()
+        guard db.changesCount > 0 else { return false }
+        for storage in entity.toMany.values {
+            if case .joinTable(let table, let selfColumn, _, _) = storage {
+                try db.cachedStatement(sql: "DELETE FROM \(table) WHERE \(selfColumn) = ?").execute(arguments: [key])
+            }
+        }
+        return true
     }
 
     /// A cached statement ready for bindings by position: reset (whatever its last run
@@ -106,24 +128,5 @@ extension SQLiteStore {
                 parameter += 1
             }
         }
-    }
-}
-
-/// The text of each `UPDATE` a store has made, by entity and changed columns: saves tend to
-/// change the same columns of many rows.
-final class SQLiteUpdateTexts: @unchecked Sendable {
-    private struct Key: Hashable {
-        var entity: Int
-        var columns: [Int]
-    }
-
-    private let texts = Protected([Key: String]())
-
-    func text(entity: Int, columns: [Int], make: () -> String) -> String {
-        let key = Key(entity: entity, columns: columns)
-        if let text = texts.withLock({ $0[key] }) { return text }
-        let text = make()
-        texts.withLock { $0[key] = text }
-        return text
     }
 }

@@ -67,7 +67,7 @@ extension SQLiteStore {
                 // Deletes first, so that a row replacing a deleted one with the same unique
                 // values (an overwrite merge) does not trip the unique index.
                 var conflicts: [VersionConflict] = []
-                for change in request.deletes where !(try delete(change, db: db, mapping: mapping, files: files)) {
+                for change in request.deletes where !(try deleteRow(change, db: db, mapping: mapping, files: files)) {
                     conflicts.append(try conflict(for: change, db: db, mapping: mapping))
                 }
                 for change in request.inserts {
@@ -112,23 +112,6 @@ extension SQLiteStore {
             }
         }
         return Snapshot(objectID: id, version: version, values: values)
-    }
-
-    private func delete(
-        _ change: RowChange, db: Database, mapping: SQLiteStoreMapping, files: SQLiteExternalStorage
-    ) throws -> Bool {
-        guard let entity = mapping.mapping(for: change.objectID.entity) else { return false }
-        let key = change.objectID.primaryKey
-        try files.noteReplacedFiles(ofRow: key, in: entity, changed: nil, db: db)
-        try db.cachedStatement(sql: "DELETE FROM \(entity.table) WHERE Z_PK = ? AND Z_OPT = ?")
-            .execute(arguments: [key, change.expectedVersion])
-        guard db.changesCount > 0 else { return false }
-        for storage in entity.toMany.values {
-            if case .joinTable(let table, let selfColumn, _, _) = storage {
-                try db.cachedStatement(sql: "DELETE FROM \(table) WHERE \(selfColumn) = ?").execute(arguments: [key])
-            }
-        }
-        return true
     }
 
     private func conflict(for change: RowChange, db: Database, mapping: SQLiteStoreMapping) throws -> VersionConflict {
