@@ -10,19 +10,27 @@ extension NSManagedObjectContext {
         if let type = T.self as? NSManagedObject.Type { ManagedObjectClasses.register(type) }
         let plan = try fetchPlan(for: request)
         guard let store = objectStore else { throw Self.noCoordinator() }
-        let results: [Any]
         switch request.resultType {
         case .countResultType:
-            results = [NSNumber(value: try count(plan: plan, request: request, store: store))]
+            return try typed([NSNumber(value: try count(plan: plan, request: request, store: store))], plan: plan)
         case .managedObjectIDResultType:
-            results = try fetchObjects(plan: plan, request: request, store: store, loadValues: false).map(\.objectID)
+            let ids = try fetchObjectIDs(plan: plan, request: request, store: store)
+            // The usual request, `NSFetchRequest<NSManagedObjectID>`: the array as it is.
+            if T.self == NSManagedObjectID.self { return unsafeBitCast(ids, to: [T].self) }
+            return try typed(ids, plan: plan)
         case .dictionaryResultType:
-            results = try store.fetchDictionaries(
-                try DictionaryFetch(request: request, plan: plan), affectedStores: request.affectedStores
-            ).map { NSDictionary(dictionary: $0) }
+            let rows = try store.fetchDictionaries(
+                try DictionaryFetch(request: request, plan: plan), affectedStores: request.affectedStores)
+            return try typed(rows.map { NSDictionary(dictionary: $0) }, plan: plan)
         default:
-            results = try fetchObjects(plan: plan, request: request, store: store, loadValues: request.includesPropertyValues)
+            let objects = try fetchObjects(
+                plan: plan, request: request, store: store, loadValues: request.includesPropertyValues)
+            return try typed(objects, plan: plan)
         }
+    }
+
+    /// The results as the request's result type; an error names a class the model got wrong.
+    private func typed<T, Result: AnyObject>(_ results: [Result], plan: FetchPlan) throws -> [T] {
         var typed: [T] = []
         typed.reserveCapacity(results.count)
         for result in results {
@@ -35,6 +43,24 @@ extension NSManagedObjectContext {
             typed.append(value)
         }
         return typed
+    }
+
+    /// The IDs a request finds: the store's answer, without making an object for each,
+    /// unless unsaved changes in the context change the answer.
+    private func fetchObjectIDs<T>(
+        plan: FetchPlan, request: NSFetchRequest<T>, store: any ObjectStore
+    ) throws -> [NSManagedObjectID] {
+        if request.includesPendingChanges && Self.changesAnswer(pendingChanges(for: plan), of: plan) {
+            return try fetchObjects(plan: plan, request: request, store: store, loadValues: false).map(\.objectID)
+        }
+        return try store.fetchObjectIDs(plan, affectedStores: request.affectedStores)
+    }
+
+    /// Whether unsaved changes can move objects into or out of the answer of a fetch (edits
+    /// only matter to a predicate or a sort).
+    private static func changesAnswer(_ pending: PendingChanges, of plan: FetchPlan) -> Bool {
+        !pending.inserted.isEmpty || pending.deleted
+            || (!pending.updated.isEmpty && (plan.predicate != nil || !plan.sortKeys.isEmpty))
     }
 
     /// The number of objects the request would return.
@@ -106,9 +132,7 @@ extension NSManagedObjectContext {
     ) throws -> [NSManagedObject] {
         let pending: PendingChanges = request.includesPendingChanges ? pendingChanges(for: plan) : ([], [], false)
         // Edits can move objects into or out of the answer, so the page is cut in memory then.
-        let adjusting =
-            !pending.inserted.isEmpty || pending.deleted
-            || (!pending.updated.isEmpty && (plan.predicate != nil || !plan.sortKeys.isEmpty))
+        let adjusting = Self.changesAnswer(pending, of: plan)
         let storePlan = adjusting ? plan.unpaged : plan
         var objects: [NSManagedObject]
         if request.fetchBatchSize > 0 && !adjusting && loadValues {

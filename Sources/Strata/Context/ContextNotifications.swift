@@ -36,26 +36,43 @@ public let NSInvalidatedAllObjectsKey = "invalidatedAll"
 
 /// Objects of a context by identity, in the order they were added.
 struct ObjectSet {
-    private var members: [ObjectIdentifier: (order: Int, object: NSManagedObject)] = [:]
-    private var next = 0
+    /// The objects in the order they were added; a removed object leaves a hole.
+    private var list: [NSManagedObject?] = []
+    /// Each member's place in `list`.
+    private var positions: [ObjectIdentifier: Int] = [:]
 
-    var isEmpty: Bool { members.isEmpty }
-    var count: Int { members.count }
+    var isEmpty: Bool { positions.isEmpty }
+    var count: Int { positions.count }
 
-    func contains(_ object: NSManagedObject) -> Bool { members[ObjectIdentifier(object)] != nil }
+    func contains(_ object: NSManagedObject) -> Bool { positions[ObjectIdentifier(object)] != nil }
 
     mutating func insert(_ object: NSManagedObject) {
-        guard members[ObjectIdentifier(object)] == nil else { return }
-        members[ObjectIdentifier(object)] = (next, object)
-        next += 1
+        let key = ObjectIdentifier(object)
+        guard positions[key] == nil else { return }
+        positions[key] = list.count
+        list.append(object)
     }
 
-    mutating func remove(_ object: NSManagedObject) { members[ObjectIdentifier(object)] = nil }
+    mutating func remove(_ object: NSManagedObject) {
+        guard let position = positions.removeValue(forKey: ObjectIdentifier(object)) else { return }
+        list[position] = nil
+        if positions.isEmpty {
+            list.removeAll(keepingCapacity: true)
+        } else if list.count > 64 && positions.count * 2 < list.count {
+            // Mostly holes: closed up, so that `objects` stays proportional to the members.
+            let members = list.compactMap { $0 }
+            list = members
+            positions = Dictionary(uniqueKeysWithValues: members.enumerated().map { (ObjectIdentifier($1), $0) })
+        }
+    }
 
-    mutating func removeAll() { members.removeAll() }
+    mutating func removeAll() {
+        list.removeAll()
+        positions.removeAll()
+    }
 
     /// The objects in the order they were added.
-    var objects: [NSManagedObject] { members.values.sorted { $0.order < $1.order }.map(\.object) }
+    var objects: [NSManagedObject] { list.compactMap { $0 } }
 
-    var set: Set<NSManagedObject> { Set(members.values.map(\.object)) }
+    var set: Set<NSManagedObject> { Set(objects) }
 }

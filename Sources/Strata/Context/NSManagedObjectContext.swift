@@ -64,8 +64,12 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     let lock = NSRecursiveLock()
     static let queueKey = DispatchSpecificKey<ObjectIdentifier>()
 
-    /// Objects by ID; weak, so that objects without changes go away when the app drops them.
-    private var registry: [NSManagedObjectID: WeakObject] = [:]
+    /// Objects by ID. The references are strong, and objects that nothing else holds
+    /// (no app reference, no relationship, no unsaved change) are dropped now and then, and
+    /// before `registeredObjects` answers: what weak references would do, without them. A
+    /// weak reference gives its object a side table, which makes every retain and release of
+    /// the object a slow one, and managed objects are retained everywhere.
+    fileprivate var registry: [ObjectKey: NSManagedObject] = [:]
     private var registryPurgeThreshold = 1024
     var inserted = ObjectSet()
     var updated = ObjectSet()
@@ -107,7 +111,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     open var deletedObjects: Set<NSManagedObject> { deleted.set }
     /// Every object the context currently knows.
     open var registeredObjects: Set<NSManagedObject> {
-        var objects = Set(registry.values.compactMap(\.object))
+        dropUnreferencedObjects()
+        var objects = Set(registry.values)
         objects.formUnion(inserted.objects)
         objects.formUnion(deleted.objects)
         return objects
@@ -121,19 +126,20 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     /// The object with the ID if the context has it, without loading anything.
     open func registeredObject(for objectID: NSManagedObjectID) -> NSManagedObject? {
-        registry[objectID]?.object
+        registry[ObjectKey(objectID)]
     }
 
     func register(_ object: NSManagedObject) {
-        registry[object.objectID] = WeakObject(object)
+        registry[ObjectKey(object.objectID)] = object
         if registry.count > registryPurgeThreshold {
-            registry = registry.filter { $0.value.object != nil }
+            dropUnreferencedObjects()
             registryPurgeThreshold = max(1024, registry.count * 2)
         }
     }
 
     func unregister(_ object: NSManagedObject) {
-        if registry[object.objectID]?.object === object { registry[object.objectID] = nil }
+        let key = ObjectKey(object.objectID)
+        if registry[key] === object { registry[key] = nil }
     }
 
     /// Moves an object to a new ID (a temporary ID becoming permanent).
@@ -147,7 +153,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// The object with the ID: the registered one, or a fault that loads its row when one of
     /// its values is read. Never fails; a fault whose row does not exist reads as empty.
     open func object(with objectID: NSManagedObjectID) -> NSManagedObject {
-        if let object = registry[objectID]?.object { return object }
+        if let object = registry[ObjectKey(objectID)] { return object }
         let type = ManagedObjectClasses.objectClass(for: objectID.entity)
         let object = type.init(entity: objectID.entity, insertInto: nil)
         object.storedObjectID = objectID
@@ -162,7 +168,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// The object with the ID, loaded; throws `NSManagedObjectReferentialIntegrityError`
     /// (133000) when the store has no such object.
     open func existingObject(with objectID: NSManagedObjectID) throws -> NSManagedObject {
-        if let object = registry[objectID]?.object, !object.faulted || inserted.contains(object) {
+        if let object = registry[ObjectKey(objectID)], !object.faulted || inserted.contains(object) {
             guard !object.isInaccessible else { throw Self.missing(objectID) }
             return object
         }
@@ -232,7 +238,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Called by objects when a value changed.
     func objectDidChange(_ object: NSManagedObject) {
         guard !object.faulted, !inserted.contains(object), !deleted.contains(object) else { return }
-        if registry[object.objectID]?.object !== object { register(object) }
+        if registry[ObjectKey(object.objectID)] !== object { register(object) }
         updated.insert(object)
         eventUpdated.insert(object)
     }
@@ -293,7 +299,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     /// Forgets every object: they become faults detached from the context.
     open func reset() {
-        let forgotten = Array(registry.keys)
+        let forgotten = registry.keys.map(\.objectID)
         for object in registeredObjects {
             object.turnIntoFault()
             object.managedObjectContext = nil
@@ -319,8 +325,16 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     }
 }
 
-/// A weak reference to a registered object.
-final class WeakObject {
-    weak var object: NSManagedObject?
-    init(_ object: NSManagedObject) { self.object = object }
+extension NSManagedObjectContext {
+    /// Forgets the objects only the registry holds. (In an extension, so that the method
+    /// takes no place in the class's table of overridable methods.)
+    fileprivate func dropUnreferencedObjects() {
+        var unreferenced: [ObjectKey] = []
+        var position = registry.values.startIndex
+        while position != registry.values.endIndex {
+            if isKnownUniquelyReferenced(&registry.values[position]) { unreferenced.append(registry.keys[position]) }
+            registry.values.formIndex(after: &position)
+        }
+        for key in unreferenced { registry[key] = nil }
+    }
 }

@@ -15,8 +15,8 @@ extension NSManagedObject {
     /// object, so that the save writes the coerced value.
     func propertyErrors() -> [NSError] {
         var errors: [NSError] = []
-        for (index, property) in layout.properties.enumerated() where layout.kinds[index] != .other {
-            if property is NSDerivedAttributeDescription { continue }
+        for index in layout.validatedIndexes {
+            let property = layout.properties[index]
             let current = primitiveValue(at: index)
             var proposed = current
             do {
@@ -77,16 +77,15 @@ extension NSManagedObject {
     /// identity for objects, by type for other values (a transformable struct that is not
     /// `Hashable` must not count as replaced, and written again, at every save).
     static func isReplacement(_ proposed: Any?, of current: Any?) -> Bool {
-        switch (proposed, current) {
-        case (nil, nil): return false
-        case (nil, _), (_, nil): return true
-        case let (new as AnyHashable, old as AnyHashable): return new != old
-        case let (new?, old?):
-            guard type(of: new) is AnyClass, type(of: old) is AnyClass else {
-                return ObjectIdentifier(type(of: new)) != ObjectIdentifier(type(of: old))
-            }
-            return (new as AnyObject) !== (old as AnyObject)
+        guard let new = proposed, let old = current else { return (proposed == nil) != (current == nil) }
+        // The usual case first, a value of a plain type given back as it was: compared without
+        // the conformance lookups of a cast to `AnyHashable`.
+        if let equal = PlainValues.equal(new, old) { return !equal }
+        if let new = new as? AnyHashable, let old = old as? AnyHashable { return new != old }
+        guard type(of: new) is AnyClass, type(of: old) is AnyClass else {
+            return ObjectIdentifier(type(of: new)) != ObjectIdentifier(type(of: old))
         }
+        return (new as AnyObject) !== (old as AnyObject)
     }
 
     /// A value in the object form of Apple's `validateValue(_:forKey:)` pointer: Foundation's

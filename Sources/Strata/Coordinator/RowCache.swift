@@ -10,7 +10,7 @@ import Foundation
 /// large store page by page then keeps memory flat instead of holding every row seen.
 final class RowCache: @unchecked Sendable {
     private struct State {
-        var entries: [NSManagedObjectID: Snapshot] = [:]
+        var entries: [ObjectKey: Snapshot] = [:]
         /// The stored snapshots, oldest first from `head`: what to evict, in order.
         var order: [Snapshot] = []
         var head = 0
@@ -22,14 +22,14 @@ final class RowCache: @unchecked Sendable {
     init(capacity: Int = 10_000) { self.capacity = capacity }
 
     func snapshot(for objectID: NSManagedObjectID) -> Snapshot? {
-        state.withLock { $0.entries[objectID] }
+        state.withLock { $0.entries[ObjectKey(objectID)] }
     }
 
     func store(_ snapshots: some Sequence<Snapshot>) {
         state.withLock { state in
             var stored = 0
             for snapshot in snapshots {
-                state.entries[snapshot.objectID] = snapshot
+                state.entries[ObjectKey(snapshot.objectID)] = snapshot
                 state.order.append(snapshot)
                 stored += 1
             }
@@ -38,7 +38,8 @@ final class RowCache: @unchecked Sendable {
             while state.order.count - state.head > limit {
                 let oldest = state.order[state.head]
                 state.head += 1
-                if state.entries[oldest.objectID] === oldest { state.entries[oldest.objectID] = nil }
+                let key = ObjectKey(oldest.objectID)
+                if state.entries[key] === oldest { state.entries[key] = nil }
             }
             if state.head > 1024 && state.head * 2 > state.order.count {
                 state.order.removeFirst(state.head)
@@ -49,14 +50,17 @@ final class RowCache: @unchecked Sendable {
 
     func remove(_ objectIDs: some Sequence<NSManagedObjectID>) {
         state.withLock { state in
-            for objectID in objectIDs { state.entries[objectID] = nil }
+            guard !state.entries.isEmpty else { return }
+            for objectID in objectIDs { state.entries[ObjectKey(objectID)] = nil }
         }
     }
 
     func removeAll(of store: NSPersistentStore) {
         state.withLock { state in
-            state.entries = state.entries.filter { $0.key.persistentStore !== store && $0.key.persistentStore != nil }
-            state.order = state.order[state.head...].filter { state.entries[$0.objectID] === $0 }
+            state.entries = state.entries.filter {
+                $0.key.objectID.persistentStore !== store && $0.key.objectID.persistentStore != nil
+            }
+            state.order = state.order[state.head...].filter { state.entries[ObjectKey($0.objectID)] === $0 }
             state.head = 0
         }
     }

@@ -42,9 +42,41 @@ enum OptimisticLockingResolution {
                 toManyUnions[index] = mine + theirs.filter { seen.insert(ObjectIdentifier($0)).inserted }
             }
         }
+        let discarded = changed.subtracting(kept).subtracting(toManyUnions.keys)
+        restoreInverses(of: object, at: discarded, stored: stored, in: context)
         object.merge(snapshot: stored, keeping: kept, in: context)
         for (index, objects) in toManyUnions { object.values[index] = objects }
         if kept.isEmpty && toManyUnions.isEmpty { context.forgetChanges(of: object) }
+    }
+}
+
+/// A relationship change has two sides: when a policy discards an object's change, the
+/// destinations it added or removed get their inverse back as the store has it, or they would
+/// save the link the object gave up (a many-to-many link is a row both sides write).
+extension OptimisticLockingResolution {
+    static func restoreInverses(
+        of object: NSManagedObject, at indexes: Set<Int>, stored: Snapshot, in context: NSManagedObjectContext
+    ) {
+        for index in indexes.sorted() {
+            guard let relationship = object.layout.properties[index] as? NSRelationshipDescription,
+                let inverse = relationship.inverseRelationship
+            else { continue }
+            let mine: [NSManagedObject]
+            let theirs: [NSManagedObject]
+            if relationship.isToMany {
+                mine = object.toManyObjects(at: index)
+                theirs = context.storedRelationship(of: object, at: index)
+            } else {
+                mine = (object.values[index] as? NSManagedObject).map { [$0] } ?? []
+                theirs = (stored.values[index] as? NSManagedObjectID).map { [context.object(with: $0)] } ?? []
+            }
+            let mineSet = Set(mine.map(ObjectIdentifier.init))
+            let theirSet = Set(theirs.map(ObjectIdentifier.init))
+            for added in mine where !theirSet.contains(ObjectIdentifier(added)) { added.inverseRemove(object, via: inverse) }
+            for removed in theirs where !mineSet.contains(ObjectIdentifier(removed)) {
+                removed.inverseAdd(object, via: inverse)
+            }
+        }
     }
 }
 

@@ -28,6 +28,9 @@ final class EntityLayout: @unchecked Sendable {
     /// Whether the property is a stored attribute with no rule but "required": any value it
     /// holds is valid, so that validation looks no further than whether there is one.
     let isRuleFreeAttribute: [Bool]
+    /// The properties a save validates: attributes and relationships, not derived attributes
+    /// (the store computes them) or fetched properties.
+    let validatedIndexes: [Int]
     /// The positions whose value in an object is not the snapshot's: relationships (objects
     /// instead of IDs), transient attributes (their defaults) and fetched properties.
     let objectOnlyIndexes: [Int]
@@ -65,6 +68,9 @@ final class EntityLayout: @unchecked Sendable {
             guard let attribute = property as? NSAttributeDescription, !(attribute is NSDerivedAttributeDescription)
             else { return false }
             return !AttributeValidation.hasRules(attribute)
+        }
+        validatedIndexes = properties.indices.filter { index in
+            kinds[index] != .other && !(properties[index] is NSDerivedAttributeDescription)
         }
         objectOnlyIndexes = properties.indices.filter { index in
             kinds[index] != .attribute || properties[index].isTransient

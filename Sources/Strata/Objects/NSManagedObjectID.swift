@@ -22,8 +22,8 @@ public final class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
 
     /// The row's `Z_PK`; 0 for a temporary ID.
     let primaryKey: Int64
-    /// The temporary ID's unique part; `nil` for a permanent ID.
-    let temporaryIdentifier: UUID?
+    /// The temporary ID's number, unique in the process; 0 for a permanent ID.
+    let temporaryNumber: Int64
     /// The identifier of the store (its metadata's UUID) for a permanent ID.
     let storeIdentifier: String?
     /// The store's one weak reference to itself, shared by all its IDs.
@@ -35,21 +35,29 @@ public final class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
 
     /// A new temporary ID for an object of the entity.
     init(temporaryFor entity: NSEntityDescription) {
-        let identifier = UUID()
+        let number = Self.temporaryNumbers.withLock { last in
+            last += 1
+            return last
+        }
         self.entity = entity
         self.primaryKey = 0
-        self.temporaryIdentifier = identifier
+        self.temporaryNumber = number
         self.storeIdentifier = nil
         self.store = WeakStore.none
         self.root = ObjectIdentifier(entity.rootEntity)
-        self.hashCode = identifier.hashValue
+        self.hashCode = Int(truncatingIfNeeded: UInt64(bitPattern: number) &* 0xC2B2_AE3D_27D4_EB4F)
     }
+
+    /// Temporary IDs are this process's UUID and a number, as Apple's are
+    /// (`x-coredata:///Entity/t<UUID><n>`): unique without a random UUID per object.
+    private static let temporarySession = UUID().uuidString
+    private static let temporaryNumbers = Protected<Int64>(0)
 
     /// The permanent ID of the row `primaryKey` of the entity in the store.
     init(entity: NSEntityDescription, primaryKey: Int64, store: NSPersistentStore) {
         self.entity = entity
         self.primaryKey = primaryKey
-        self.temporaryIdentifier = nil
+        self.temporaryNumber = 0
         self.storeIdentifier = store.identifier
         self.store = store.weakReference
         self.root = ObjectIdentifier(entity.rootEntity)
@@ -64,8 +72,8 @@ public final class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
     public func uriRepresentation() -> URL {
         let name = entity.name ?? ""
         let text: String
-        if let temporaryIdentifier {
-            text = "x-coredata:///\(name)/t\(temporaryIdentifier.uuidString)"
+        if temporaryNumber != 0 {
+            text = "x-coredata:///\(name)/t\(Self.temporarySession)\(temporaryNumber)"
         } else {
             text = "x-coredata://\(storeIdentifier ?? "")/\(name)/p\(primaryKey)"
         }
@@ -79,8 +87,14 @@ public final class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
         // Another ID first: dictionaries of IDs ask this all the time, and a failed cast from
         // `Any` costs more than a successful one.
         guard let other = object as? NSManagedObjectID else { return (object as? RowReader)?.isEqual(self) ?? false }
+        return names(sameObjectAs: other)
+    }
+
+    /// Equality without `isEqual(_:)`'s cast from `Any`, for keys of the hot dictionaries.
+    @inline(__always)
+    func names(sameObjectAs other: NSManagedObjectID) -> Bool {
         if other === self { return true }
-        if let temporaryIdentifier { return temporaryIdentifier == other.temporaryIdentifier }
+        if temporaryNumber != 0 || other.temporaryNumber != 0 { return temporaryNumber == other.temporaryNumber }
         return primaryKey == other.primaryKey && root == other.root && storeIdentifier == other.storeIdentifier
     }
 
@@ -89,6 +103,19 @@ public final class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
     public override var description: String {
         "<NSManagedObjectID: \(uriRepresentation().absoluteString)>"
     }
+}
+
+/// An object ID as a dictionary key that hashes and compares without Objective-C-style
+/// dispatch: `NSObject`'s `==` goes through `isEqual(_:)` and a cast from `Any`, which the
+/// registry of every context and the coordinator's row cache would pay at every lookup.
+struct ObjectKey: Hashable {
+    let objectID: NSManagedObjectID
+
+    init(_ objectID: NSManagedObjectID) { self.objectID = objectID }
+
+    static func == (lhs: ObjectKey, rhs: ObjectKey) -> Bool { lhs.objectID.names(sameObjectAs: rhs.objectID) }
+
+    func hash(into hasher: inout Hasher) { hasher.combine(objectID.hash) }
 }
 
 /// A weak reference to a store that can be shared across threads (the reference is set
