@@ -32,12 +32,25 @@ import PackageDescription
         // names carry the module (`TodoKit.TodoEntity`) for the reason given above: the test
         // process also holds the compatibility targets' `TodoEntity` and `TagEntity`.
         .target(name: "TodoKit", dependencies: ["CoreData"], plugins: ["StrataModelPlugin"]),
+        // `todo serve`: the JSON API and the web page on Hummingbird, over the repositories. A
+        // library, so that its tests start the server in their own process.
+        .target(
+            name: "TodoWeb",
+            dependencies: [
+                "TodoKit",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "todo",
-            dependencies: ["TodoKit", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["TodoKit", "TodoWeb", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .testTarget(name: "TodoKitTests", dependencies: ["TodoKit"]),
         .testTarget(name: "TodoCLITests", dependencies: ["TodoKit", "todo"]),
+        // The API over HTTP on loopback, and the page in headless Chromium through WebDriver
+        // (skipped with a notice where Chromium is absent, unless STRATA_REQUIRE_BROWSER=1).
+        .testTarget(name: "TodoWebTests", dependencies: ["TodoKit", "TodoWeb"]),
         // The benchmarks of SPEC §5 (BENCHMARKS.md): SQLite's C API, GRDB and Strata on the same
         // work. `import SQLite3` exists only on Apple's platforms, hence CSQLite.
         .systemLibrary(name: "CSQLite", path: "Benchmarks/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
@@ -61,6 +74,10 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
         .package(url: "https://github.com/swiftlang/swift-syntax", "600.0.1"..<"604.0.0"),
+        // The web server of the example app. Its default traits (swift-configuration support,
+        // full Foundation) are not needed, and leaving them out builds less.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1", traits: []),
+        .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
     ],
     targets: coreDataTargets + [
         .target(

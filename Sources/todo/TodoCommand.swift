@@ -13,12 +13,13 @@ struct TodoCommand: AsyncParsableCommand {
             To-dos are named by the start of their id, as `list` shows it (any unambiguous \
             start works). The store is Todos.sqlite in the user's data directory unless \
             --store or --in-memory says otherwise; `todo --in-memory --sample` is a demo. \
-            With no subcommand, `todo` lists.
+            `todo serve` serves the list as a web page with a JSON API. With no subcommand, \
+            `todo` lists.
             """,
         subcommands: [
             AddCommand.self, ListCommand.self, ShowCommand.self, EditCommand.self, CompleteCommand.self,
             ReopenCommand.self, TagCommand.self, UntagCommand.self, LocateCommand.self, DeleteCommand.self,
-            ExportCommand.self, ImportCommand.self, TagsCommand.self,
+            ExportCommand.self, ImportCommand.self, TagsCommand.self, ServeCommand.self,
         ],
         defaultSubcommand: ListCommand.self
     )

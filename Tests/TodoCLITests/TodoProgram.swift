@@ -66,6 +66,17 @@ final class TodoProgram {
         )
     }
 
+    /// Starts `todo <arguments>` in the background (`serve`), with the data directory in the
+    /// folder.
+    func start(_ arguments: String...) throws -> RunningProgram {
+        guard let executable = Self.executable else {
+            throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "the built todo program was not found"])
+        }
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_DATA_HOME"] = folder.appendingPathComponent("data").path
+        return try RunningProgram(executable: executable, arguments: arguments, environment: environment)
+    }
+
     /// Runs a command with `--json` that must succeed, and decodes what it printed.
     func json<Value: Decodable>(_ type: Value.Type, _ arguments: String...) throws -> Value {
         let result = try runBare(["--store", store.path] + arguments + ["--json"])

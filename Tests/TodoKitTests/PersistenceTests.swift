@@ -16,6 +16,18 @@ struct PersistenceTests {
         #expect(try await reopened.todos.todo(id: todo.id) == located)
     }
 
+    @Test("close closes the store: the repositories fail after it, and the file opens again with everything")
+    func close() async throws {
+        let store = try TestStore(.sqlite)
+        let url = try #require(store.sqliteURL)
+        let todo = try await store.services.todos.add(title: "Saved before closing", tagIds: [])
+        try store.persistence.close()
+        #expect(store.persistence.container.persistentStoreCoordinator.persistentStores.isEmpty)
+        await #expect(throws: (any Error).self) { try await store.services.todos.todo(id: todo.id) }
+        let reopened = try TodoServices(store: .sqlite(url))
+        #expect(try await reopened.todos.todo(id: todo.id) == todo)
+    }
+
     @Test("the model file reads as Xcode wrote it: Strata writes the same text back")
     func modelFileIsXcodes() throws {
         let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

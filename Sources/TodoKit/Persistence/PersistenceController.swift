@@ -55,6 +55,17 @@ public final class PersistenceController: Sendable {
         container.viewContext.name = "viewContext"
     }
 
+    /// Closes the store files, as a program does before it exits (`todo serve` on SIGINT).
+    /// Every DAO call has saved by the time it returns, so there is nothing left to save;
+    /// removing the stores from the coordinator closes their files. The controller cannot be
+    /// used afterwards.
+    public func close() throws {
+        let coordinator = container.persistentStoreCoordinator
+        for store in coordinator.persistentStores {
+            try coordinator.remove(store)
+        }
+    }
+
     /// A private-queue context for one piece of work. Its merge policy makes a save whose
     /// ids are already in the store (another context inserted them first) update those
     /// rows instead of failing on the uniqueness constraints.

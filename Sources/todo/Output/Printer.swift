@@ -9,6 +9,12 @@ enum Printer {
         FileHandle.standardOutput.write(data + Data("\n".utf8))
     }
 
+    /// Writes a line to standard output at once, unbuffered, for a program that reads it while
+    /// this one goes on (`todo serve` telling its address).
+    static func line(_ text: String) {
+        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+    }
+
     /// Writes a line to standard error (notes that must not mix with JSON on standard output).
     static func note(_ text: String) {
         FileHandle.standardError.write(Data((text + "\n").utf8))
