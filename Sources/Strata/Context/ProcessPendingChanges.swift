@@ -27,31 +27,66 @@ extension NSManagedObjectContext {
     /// object from the inverse, Cascade deletes the destinations, Deny is checked at save,
     /// No Action leaves the destinations as they are.
     func propagateDeletes() {
-        while !pendingDeletes.isEmpty {
-            let object = pendingDeletes.removeFirst()
-            guard deleted.contains(object) else { continue }
-            object.prepareForDeletion()
-            for (index, kind) in object.layout.kinds.enumerated() {
-                guard let relationship = object.layout.properties[index] as? NSRelationshipDescription else { continue }
-                let destinations: [NSManagedObject]
-                switch kind {
-                case .toOne: destinations = (object.values[index] as? NSManagedObject).map { [$0] } ?? []
-                case .toMany: destinations = object.toManyObjects(at: index)
-                default: continue
+        // In rounds: the objects deleted so far, then those their rules deleted, and so on;
+        // each round loads the relationships its rules need in one query per relationship.
+        var next = 0
+        while next < pendingDeletes.count {
+            let round = Array(pendingDeletes[next...])
+            next = pendingDeletes.count
+            loadRelationshipsForDeleteRules(of: round)
+            for object in round where deleted.contains(object) { applyDeleteRules(of: object) }
+        }
+        pendingDeletes.removeAll()
+    }
+
+    private func applyDeleteRules(of object: NSManagedObject) {
+        object.prepareForDeletion()
+        for (index, kind) in object.layout.kinds.enumerated() {
+            guard let relationship = object.layout.properties[index] as? NSRelationshipDescription else { continue }
+            let destinations: [NSManagedObject]
+            switch kind {
+            case .toOne: destinations = (object.values[index] as? NSManagedObject).map { [$0] } ?? []
+            case .toMany: destinations = object.toManyObjects(at: index)
+            default: continue
+            }
+            switch relationship.deleteRule {
+            case .nullifyDeleteRule:
+                guard let inverse = relationship.inverseRelationship else { continue }
+                for destination in destinations where !deleted.contains(destination) {
+                    destination.inverseRemove(object, via: inverse)
                 }
-                switch relationship.deleteRule {
-                case .nullifyDeleteRule:
-                    guard let inverse = relationship.inverseRelationship else { continue }
-                    for destination in destinations where !deleted.contains(destination) {
-                        destination.inverseRemove(object, via: inverse)
-                    }
-                case .cascadeDeleteRule:
-                    for destination in destinations where destination.managedObjectContext === self {
-                        delete(destination)
-                    }
-                case .denyDeleteRule, .noActionDeleteRule:
-                    continue
+            case .cascadeDeleteRule:
+                for destination in destinations where destination.managedObjectContext === self {
+                    delete(destination)
                 }
+            case .denyDeleteRule, .noActionDeleteRule:
+                continue
+            }
+        }
+    }
+
+    /// The unloaded to-many relationships that cascade or nullify, loaded for all the objects
+    /// of a round together (their destinations' rows come along into the row cache), instead
+    /// of one query per object.
+    private func loadRelationshipsForDeleteRules(of objects: [NSManagedObject]) {
+        guard objects.count > 1, let store = objectStore else { return }
+        var groups: [ObjectIdentifier: (relationship: NSRelationshipDescription, index: Int, objects: [NSManagedObject])] =
+            [:]
+        for object in objects where deleted.contains(object) && !object.objectID.isTemporaryID && !object.faulted {
+            for index in object.layout.properties.indices where object.layout.isToMany(index) {
+                guard index < object.values.count, object.values[index] is RelationshipFault,
+                    let relationship = object.layout.properties[index] as? NSRelationshipDescription,
+                    relationship.deleteRule == .cascadeDeleteRule || relationship.deleteRule == .nullifyDeleteRule
+                else { continue }
+                groups[ObjectIdentifier(relationship), default: (relationship, index, [])].objects.append(object)
+            }
+        }
+        for (_, group) in groups where group.objects.count > 1 {
+            // A failed read leaves the relationships unloaded; each then loads on its own.
+            guard let related = try? store.relatedObjectIDs(of: group.objects.map(\.objectID), relationship: group.relationship)
+            else { continue }
+            for object in group.objects {
+                object.values[group.index] = (related[object.objectID] ?? []).map { self.object(with: $0) }
             }
         }
     }

@@ -244,9 +244,9 @@ open class NSPersistentStoreCoordinator: NSObject, ObjectStore, @unchecked Senda
             }
         }
         for (_, group) in missing {
-            let loaded = try group.store.snapshots(for: group.ids)
-            rowCache.store(loaded)
-            found += loaded
+            // Not kept in the row cache: the callers (batches, prefetching) give each row to
+            // its object at once.
+            found += try group.store.snapshots(for: group.ids)
         }
         return found
     }
