@@ -30,12 +30,20 @@ final class RunningProgram {
         }
     }
 
+    /// A pipe read by a thread of its own until the program closes it. (A `readabilityHandler`
+    /// runs on Dispatch's threads, which a busy test process can starve for a minute: the
+    /// program had printed, but nobody had read it.)
     private static func pipe(into collected: Collected) -> Pipe {
         let pipe = Pipe()
-        pipe.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            collected.data.withLock { $0.append(data) }
+        let reading = pipe.fileHandleForReading
+        let reader = Thread {
+            while true {
+                let data = reading.availableData
+                if data.isEmpty { break }
+                collected.data.withLock { $0.append(data) }
+            }
         }
+        reader.start()
         return pipe
     }
 

@@ -160,9 +160,12 @@ enum ModelFileLocator {
         return candidates
     }
 
-    /// The model files in the bundles' resource directories (searched two levels deep):
-    /// each `.xcdatamodeld` (its current version, or every version with `allVersions`) and
-    /// each `.xcdatamodel` that is not inside a bundle.
+    /// The model files in the bundles' resource directories and in the resource bundles those
+    /// hold (`Resources`, SwiftPM's `<Package>_<Target>.resources`, `*.bundle`): each
+    /// `.xcdatamodeld` (its current version, or every version with `allVersions`) and each
+    /// `.xcdatamodel` that is not inside a bundle. Other folders are not searched: beside an
+    /// executable lie the build's object folders, thousands of files that a search would list
+    /// for every container made.
     static func modelURLs(in bundles: [Bundle], allVersions: Bool = false) -> [URL] {
         var urls: [URL] = []
         var seen = Set<String>()
@@ -195,10 +198,14 @@ enum ModelFileLocator {
                 }
             } else if name.hasSuffix(".xcdatamodel") {
                 urls.append(url)
-            } else if !name.hasPrefix(".") {
+            } else if isResourceFolder(name) {
                 urls += modelURLs(under: url, depth: depth - 1, allVersions: allVersions)
             }
         }
         return urls
+    }
+
+    private static func isResourceFolder(_ name: String) -> Bool {
+        name == "Resources" || name.hasSuffix(".resources") || name.hasSuffix(".bundle")
     }
 }

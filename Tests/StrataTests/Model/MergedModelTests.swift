@@ -39,6 +39,21 @@ import Testing
         #expect(!books.isConfiguration(withName: nil, compatibleWithStoreMetadata: [:]))
     }
 
+    /// Beside a SwiftPM executable lie its resource bundles and the build's object folders; only
+    /// the first are searched, so that making a container does not list thousands of files.
+    @Test func onlyResourceFoldersAreSearched() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-folders-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let model = { (entity: String) in NSManagedObjectModel { Entity(entity) { Attribute("name", .stringAttributeType) } } }
+        try model("Shelf").write(toXcodeModelAt: directory.appendingPathComponent("App_Library.resources/Shelf.xcdatamodeld"))
+        try model("Lamp").write(toXcodeModelAt: directory.appendingPathComponent("Assets.bundle/Lamp.xcdatamodel"))
+        try model("Object").write(toXcodeModelAt: directory.appendingPathComponent("Library.build/Object.xcdatamodeld"))
+        try model("Source").write(toXcodeModelAt: directory.appendingPathComponent("Sources/App/Source.xcdatamodeld"))
+        let bundle = try #require(Bundle(url: directory))
+        let merged = try #require(NSManagedObjectModel.mergedModel(from: [bundle]))
+        #expect(Set(merged.entitiesByName.keys) == ["Shelf", "Lamp"])
+    }
+
     @Test func noModelsMeansNoMergedModel() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-empty-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
