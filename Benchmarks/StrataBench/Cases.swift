@@ -69,7 +69,7 @@ enum Catalog {
                 id: "B3", work: "fetch \(n(sizes.fetched)), read every attribute", goal: .ratio(1.6),
                 runs: [.raw: RawCases.fetch, .grdb: GRDBCases.fetch, .strata: StrataCases.fetch]),
             TimedCase(
-                id: "B4", work: "B3 with fetchBatchSize \(sizes.batchSize)", goal: .ratio(2),
+                id: "B4", work: "B3 with fetchBatchSize \(sizes.batchSize), fetchLazily", goal: .ratio(2),
                 runs: [.raw: RawCases.fetch, .grdb: GRDBCases.fetch, .strata: StrataCases.fetchBatched]),
             TimedCase(
                 id: "B5", work: "fetch \(n(sizes.fetched)) object IDs", goal: .ratio(1.3),
@@ -103,8 +103,13 @@ enum Catalog {
                 id: "M1", work: "peak, \(n(sizes.fetched)) objects loaded", goal: .megabytes(50),
                 runs: [.raw: RawCases.holdAll, .grdb: GRDBCases.holdAll, .strata: StrataCases.holdAll]),
             MemoryCase(
-                id: "M2", work: "peak, \(n(sizes.large)) rows, fetchBatchSize \(sizes.batchSize)", goal: .megabytes(10),
+                id: "M2", work: "peak, \(n(sizes.large)) rows, fetchBatchSize \(sizes.batchSize), fetchLazily",
+                goal: .megabytes(10),
                 runs: [.raw: RawCases.iterate, .grdb: GRDBCases.iterate, .strata: StrataCases.iterateBatched]),
+            MemoryCase(
+                id: "M2", work: "peak, \(n(sizes.large)) rows, fetchBatchSize \(sizes.batchSize), fetch (an array)",
+                goal: .megabytes(10),
+                runs: [.raw: RawCases.iterate, .grdb: GRDBCases.iterate, .strata: StrataCases.iterateBatchedArray]),
             MemoryCase(
                 id: "M2", work: "peak, \(n(sizes.large)) rows, pages of \(n(sizes.pageSize)) + reset",
                 goal: .megabytes(10),

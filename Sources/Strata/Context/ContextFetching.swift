@@ -58,7 +58,7 @@ extension NSManagedObjectContext {
 
     /// Whether unsaved changes can move objects into or out of the answer of a fetch (edits
     /// only matter to a predicate or a sort).
-    private static func changesAnswer(_ pending: PendingChanges, of plan: FetchPlan) -> Bool {
+    static func changesAnswer(_ pending: PendingChanges, of plan: FetchPlan) -> Bool {
         !pending.inserted.isEmpty || pending.deleted
             || (!pending.updated.isEmpty && (plan.predicate != nil || !plan.sortKeys.isEmpty))
     }
@@ -117,7 +117,7 @@ extension NSManagedObjectContext {
     /// or changed in this context, and objects deleted in it.
     typealias PendingChanges = (inserted: [NSManagedObject], updated: [NSManagedObject], deleted: Bool)
 
-    private func pendingChanges(for plan: FetchPlan) -> PendingChanges {
+    func pendingChanges(for plan: FetchPlan) -> PendingChanges {
         let entities = Set(plan.entities.map(ObjectIdentifier.init))
         let inserted = self.inserted.objects.filter { entities.contains(ObjectIdentifier($0.entity)) }
         let updated = self.updated.objects.filter {
@@ -127,7 +127,7 @@ extension NSManagedObjectContext {
         return (inserted, updated, deleted)
     }
 
-    private func fetchObjects<T>(
+    func fetchObjects<T>(
         plan: FetchPlan, request: NSFetchRequest<T>, store: any ObjectStore, loadValues: Bool
     ) throws -> [NSManagedObject] {
         let pending: PendingChanges = request.includesPendingChanges ? pendingChanges(for: plan) : ([], [], false)
@@ -219,7 +219,7 @@ extension NSManagedObjectContext {
 
     /// Loads the destinations of relationship key paths for all the objects at once, a
     /// query per relationship instead of one per object.
-    private func prefetch(_ keyPaths: [String], for objects: [NSManagedObject], store: any ObjectStore) throws {
+    func prefetch(_ keyPaths: [String], for objects: [NSManagedObject], store: any ObjectStore) throws {
         for keyPath in keyPaths {
             var level = objects
             for name in keyPath.split(separator: ".").map(String.init) {

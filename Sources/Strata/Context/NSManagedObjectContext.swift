@@ -69,11 +69,17 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// before `registeredObjects` answers: what weak references would do, without them. A
     /// weak reference gives its object a side table, which makes every retain and release of
     /// the object a slow one, and managed objects are retained everywhere.
-    fileprivate var registry: [ObjectKey: NSManagedObject] = [:]
-    private var registryPurgeThreshold = 1024
-    var inserted = ObjectSet()
-    var updated = ObjectSet()
-    var deleted = ObjectSet()
+    ///
+    /// These collections are only touched on the context's queue, which keeps accesses
+    /// exclusive without run-time checks (fetches and saves touch them once per object).
+    @exclusivity(unchecked) fileprivate var registry: [ObjectKey: NSManagedObject] = [:]
+    @exclusivity(unchecked) private var registryPurgeThreshold = 1024
+    /// The class `object(with:)` made objects of last, for the entity, while no class has been
+    /// registered since (`ManagedObjectClasses.generation`): one resolution per fetch, not per row.
+    @exclusivity(unchecked) private var lastObjectClass: (entity: ObjectIdentifier, generation: Int, type: NSManagedObject.Type)?
+    @exclusivity(unchecked) var inserted = ObjectSet()
+    @exclusivity(unchecked) var updated = ObjectSet()
+    @exclusivity(unchecked) var deleted = ObjectSet()
     /// Changes since the last `processPendingChanges`, for `ObjectsDidChange`.
     var eventInserted = ObjectSet()
     var eventUpdated = ObjectSet()
@@ -154,7 +160,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// its values is read. Never fails; a fault whose row does not exist reads as empty.
     open func object(with objectID: NSManagedObjectID) -> NSManagedObject {
         if let object = registry[ObjectKey(objectID)] { return object }
-        let type = ManagedObjectClasses.objectClass(for: objectID.entity)
+        let type = objectClass(for: objectID.entity)
         let object = type.init(entity: objectID.entity, insertInto: nil)
         object.storedObjectID = objectID
         object.values = []
@@ -163,6 +169,16 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         object.managedObjectContext = self
         register(object)
         return object
+    }
+
+    private func objectClass(for entity: NSEntityDescription) -> NSManagedObject.Type {
+        let generation = ManagedObjectClasses.generation
+        if let last = lastObjectClass, last.entity == ObjectIdentifier(entity), last.generation == generation {
+            return last.type
+        }
+        let type = ManagedObjectClasses.objectClass(for: entity)
+        lastObjectClass = (ObjectIdentifier(entity), generation, type)
+        return type
     }
 
     /// The object with the ID, loaded; throws `NSManagedObjectReferentialIntegrityError`

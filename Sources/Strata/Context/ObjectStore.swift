@@ -9,6 +9,11 @@ protocol ObjectStore: AnyObject {
     func fetchSnapshots(_ plan: FetchPlan, affectedStores: [NSPersistentStore]?) throws -> [Snapshot]
     /// The IDs of a fetch's rows, without their values.
     func fetchObjectIDs(_ plan: FetchPlan, affectedStores: [NSPersistentStore]?) throws -> [NSManagedObjectID]
+    /// The IDs of a fetch's rows in a compact list, batch by batch (`LazyFetchResults`).
+    func fetchObjectKeys(
+        _ plan: FetchPlan, affectedStores: [NSPersistentStore]?, batchSize: Int
+    ) throws
+        -> FetchedObjectKeys
     /// The number of a fetch's rows.
     func count(_ plan: FetchPlan, affectedStores: [NSPersistentStore]?) throws -> Int
     /// The committed values of an object, or `nil` when the store has no such row.

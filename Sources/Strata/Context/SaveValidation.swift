@@ -42,7 +42,8 @@ extension NSManagedObject {
         guard let index = layout.indexByName[key] else { return nil }
         let property = layout.properties[index]
         let value = proposed.flatMap { $0 is NSNull ? nil : $0 }
-        let name = "\(entity.name ?? "?").\(key)"
+        // Made only for an error's text: most properties pass, and every save asks.
+        var name: String { "\(entity.name ?? "?").\(key)" }
         switch property {
         case is NSDerivedAttributeDescription:
             return nil

@@ -114,6 +114,11 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
 
     func fetchSnapshots(_ plan: FetchPlan) throws -> [Snapshot] { throw unsupported("fetch") }
     func fetchObjectIDs(_ plan: FetchPlan) throws -> [NSManagedObjectID] { try fetchSnapshots(plan).map(\.objectID) }
+    /// The IDs of a fetch's rows, appended to a compact list; stores override this to read
+    /// keys without making an ID object for each row.
+    func fetchObjectKeys(_ plan: FetchPlan, into keys: inout FetchedObjectKeys) throws {
+        for id in try fetchObjectIDs(plan) { keys.append(id) }
+    }
     func count(_ plan: FetchPlan) throws -> Int { try fetchObjectIDs(plan).count }
     func snapshot(for objectID: NSManagedObjectID) throws -> Snapshot? { throw unsupported("fault") }
     func relatedObjectIDs(

@@ -204,6 +204,20 @@ open class NSPersistentStoreCoordinator: NSObject, ObjectStore, @unchecked Senda
         return try fetchSnapshots(plan, affectedStores: affectedStores).map(\.objectID)
     }
 
+    func fetchObjectKeys(
+        _ plan: FetchPlan, affectedStores: [NSPersistentStore]?, batchSize: Int
+    ) throws -> FetchedObjectKeys {
+        var keys = FetchedObjectKeys(batchSize: batchSize)
+        let stores = stores(for: plan.entity, affectedStores: affectedStores)
+        if stores.count > 1 {
+            // Several stores: their rows are merged, sorted and paged in memory first.
+            for id in try fetchObjectIDs(plan, affectedStores: affectedStores) { keys.append(id) }
+        } else if let store = stores.first {
+            try store.fetchObjectKeys(plan, into: &keys)
+        }
+        return keys
+    }
+
     func count(_ plan: FetchPlan, affectedStores: [NSPersistentStore]?) throws -> Int {
         let stores = stores(for: plan.entity, affectedStores: affectedStores)
         var total = 0

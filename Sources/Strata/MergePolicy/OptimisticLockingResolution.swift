@@ -14,7 +14,7 @@ enum OptimisticLockingResolution {
         }
         let layout = object.layout
         let cached = object.snapshot
-        let changed = object.changedIndexes.intersection(layout.persistentIndexes)
+        let changed = Set(object.changedIndexes).intersection(layout.persistentIndexes)
         var kept: Set<Int>
         switch policy {
         case .errorMergePolicyType:

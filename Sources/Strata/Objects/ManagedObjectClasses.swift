@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Which Swift class makes the objects of an entity, and which entity a class stands for.
 ///
@@ -40,10 +41,23 @@ enum ManagedObjectClasses {
 
     private static let state = Protected(State())
 
+    /// How many times a new class was registered: resolutions cached elsewhere are good while
+    /// it has not changed.
+    static var generation: Int { registrations.load(ordering: .acquiring) }
+    private static let registrations = Atomic<Int>(0)
+    /// The class registered last: every new object registers its class, most often the same
+    /// as the object before, which this tells without a lock.
+    private static let lastRegistered = Atomic<UInt>(0)
+
     /// Remembers a subclass and its module.
     static func register(_ type: NSManagedObject.Type) {
+        let identity = UInt(bitPattern: ObjectIdentifier(type))
+        if lastRegistered.load(ordering: .relaxed) == identity { return }
         guard type != NSManagedObject.self else { return }
-        if state.withLock({ $0.registered.contains(ObjectIdentifier(type)) }) { return }
+        if state.withLock({ $0.registered.contains(ObjectIdentifier(type)) }) {
+            lastRegistered.store(identity, ordering: .relaxed)
+            return
+        }
         let qualified = String(reflecting: type)
         state.withLock { state in
             state.registered.insert(ObjectIdentifier(type))
@@ -57,7 +71,9 @@ enum ManagedObjectClasses {
             state.resolved.removeAll()
             state.resolvedByEntity.removeAll()
             state.entitiesByClass.removeAll()
+            registrations.add(1, ordering: .releasing)
         }
+        lastRegistered.store(identity, ordering: .relaxed)
     }
 
     /// The class for objects of the entity: the model's class name resolved as described

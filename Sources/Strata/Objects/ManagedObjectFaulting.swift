@@ -60,11 +60,11 @@ extension NSManagedObject {
 
     /// Replaces the saved state after a save or a refresh, keeping unsaved changes of the
     /// given properties.
-    func merge(snapshot: Snapshot, keeping indexes: Set<Int>, in context: NSManagedObjectContext) {
+    func merge<Indexes: Sequence<Int>>(snapshot: Snapshot, keeping indexes: Indexes, in context: NSManagedObjectContext) {
         let kept = indexes.map { ($0, values[$0]) }
         fill(from: snapshot, in: context, awake: false)
         for (index, value) in kept { values[index] = value }
-        changedIndexes = indexes
+        changedIndexes = PropertyIndexSet(kept.map(\.0))
     }
 
     /// Discards the values: the object becomes a fault again.

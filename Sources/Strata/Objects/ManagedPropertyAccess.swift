@@ -12,6 +12,7 @@ extension NSManagedObject {
     @inlinable
     public func _managedValue<Value>(forKey key: String) -> Value? {
         guard let raw = _managedStoredValue(forKey: key) else { return nil }
+        if let value = _ManagedExactValue.read(raw, as: Value.self) { return value }
         if let value = raw as? Value { return value }
         return Self._managedConverted(raw, to: Value.self)
     }
@@ -21,6 +22,7 @@ extension NSManagedObject {
     @inlinable
     public func _managedValue<Value: _ManagedDefaultValue>(forKey key: String) -> Value {
         guard let raw = _managedStoredValue(forKey: key) else { return Value._managedDefaultValue }
+        if let value = _ManagedExactValue.read(raw, as: Value.self) { return value }
         if let value = raw as? Value { return value }
         return Self._managedConverted(raw, to: Value.self) ?? Value._managedDefaultValue
     }
@@ -63,6 +65,30 @@ extension NSManagedObject {
             setValue(ManagedValueBridge.objectValue(value), forKey: key)
         } else {
             setValue(value, forKey: key)
+        }
+    }
+}
+
+/// The value in an `Any` whose dynamic type is exactly `Value`, read without the runtime's
+/// dynamic cast (`as?` costs a couple of hundred instructions, and typed accessors run once
+/// per property read). Only for the types stored in every row: trivial types (numbers,
+/// `Bool`, `Date`, `UUID`) and `String`, which all fit an existential's inline buffer, where
+/// the value lies at its start. Anything else answers `nil`, and the caller casts.
+public enum _ManagedExactValue {
+    @inlinable @inline(__always)
+    public static func read<Value>(_ raw: Any, as type: Value.Type) -> Value? {
+        guard MemoryLayout<Any>.size == 4 * MemoryLayout<Int>.size,
+            MemoryLayout<Value>.size <= 3 * MemoryLayout<Int>.size,
+            MemoryLayout<Value>.alignment <= MemoryLayout<Int>.alignment,
+            _isPOD(Value.self) || Value.self == String.self
+        else { return nil }
+        return withUnsafePointer(to: raw) { container in
+            // An `Any` is three words of value buffer, then the value's type metadata; reading
+            // that word costs less than `type(of:)`, which looks through boxed classes too.
+            let buffer = UnsafeRawPointer(container)
+            let metadata = buffer.load(fromByteOffset: 3 * MemoryLayout<Int>.size, as: UnsafeRawPointer.self)
+            guard metadata == unsafeBitCast(Value.self as Any.Type, to: UnsafeRawPointer.self) else { return nil }
+            return buffer.load(as: Value.self)
         }
     }
 }

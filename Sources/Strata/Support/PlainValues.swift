@@ -29,7 +29,13 @@ enum PlainValues {
 
     @inline(__always)
     private static func same<T: Equatable>(_ lhs: Any, _ rhs: Any, as type: T.Type) -> Bool? {
-        guard let lhs = lhs as? T, let rhs = rhs as? T else { return nil }
+        guard let lhs = value(lhs, as: T.self), let rhs = value(rhs, as: T.self) else { return nil }
         return lhs == rhs
+    }
+
+    /// The value as a `T`, read from its box without a dynamic cast where it can be.
+    @inline(__always)
+    static func value<T>(_ value: Any, as type: T.Type) -> T? {
+        _ManagedExactValue.read(value, as: T.self) ?? value as? T
     }
 }

@@ -31,6 +31,25 @@ extension SQLiteStore {
         }
     }
 
+    /// The keys of a fetch's rows, read one row at a time into the compact list: no ID
+    /// object, and no array of them, at any moment.
+    func sqliteFetchObjectKeys(_ plan: FetchPlan, into keys: inout FetchedObjectKeys) throws {
+        let (database, mapping) = try openDatabase()
+        guard let expected = mapping.mapping(for: plan.entity) else { return }
+        let (sql, arguments) = try selectSQL(columns: ["Z_PK", "Z_ENT"], plan: plan, mapping: mapping)
+        try database.unsafeRead { db in
+            let statement = try db.cachedStatement(sql: sql)
+            let cursor = try Row.fetchCursor(statement, arguments: arguments)
+            let sqlite = statement.sqliteStatement
+            while try cursor.next() != nil {
+                let number: Int? =
+                    sqlite3_column_type(sqlite, 1) == SQLITE_NULL ? nil : Int(sqlite3_column_int64(sqlite, 1))
+                let entity = mapping.mapping(number: number, rowOf: expected).entity
+                keys.append(entity: entity, store: self, primaryKey: sqlite3_column_int64(sqlite, 0))
+            }
+        }
+    }
+
     /// Each row of a query, made into a value by `body` from the statement (columns by
     /// position). The statement is prepared once per SQL text and kept by the connection.
     func readRows<T>(

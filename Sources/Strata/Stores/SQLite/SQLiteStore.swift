@@ -48,6 +48,9 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
 
     override func fetchSnapshots(_ plan: FetchPlan) throws -> [Snapshot] { try sqliteFetchSnapshots(plan) }
     override func fetchObjectIDs(_ plan: FetchPlan) throws -> [NSManagedObjectID] { try sqliteFetchObjectIDs(plan) }
+    override func fetchObjectKeys(_ plan: FetchPlan, into keys: inout FetchedObjectKeys) throws {
+        try sqliteFetchObjectKeys(plan, into: &keys)
+    }
     override func count(_ plan: FetchPlan) throws -> Int { try sqliteCount(plan) }
     override func snapshot(for objectID: NSManagedObjectID) throws -> Snapshot? { try sqliteSnapshot(for: objectID) }
     override func relatedObjectIDs(
