@@ -54,13 +54,24 @@ public final class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
     private static let temporaryNumbers = Protected<Int64>(0)
 
     /// The permanent ID of the row `primaryKey` of the entity in the store.
-    init(entity: NSEntityDescription, primaryKey: Int64, store: NSPersistentStore) {
+    convenience init(entity: NSEntityDescription, primaryKey: Int64, store: NSPersistentStore) {
+        self.init(
+            entity: entity, primaryKey: primaryKey, store: store, storeIdentifier: store.identifier,
+            root: ObjectIdentifier(entity.rootEntity))
+    }
+
+    /// The same, with the store's identifier and the entity's root already known: a fetch
+    /// makes an ID per row, and looks those up once.
+    init(
+        entity: NSEntityDescription, primaryKey: Int64, store: NSPersistentStore, storeIdentifier: String?,
+        root: ObjectIdentifier
+    ) {
         self.entity = entity
         self.primaryKey = primaryKey
         self.temporaryNumber = 0
-        self.storeIdentifier = store.identifier
+        self.storeIdentifier = storeIdentifier
         self.store = store.weakReference
-        self.root = ObjectIdentifier(entity.rootEntity)
+        self.root = root
         // Keys are small consecutive numbers: spread them, and tell roots apart.
         self.hashCode =
             Int(truncatingIfNeeded: UInt64(bitPattern: primaryKey) &* 0x9E37_79B9_7F4A_7C15)

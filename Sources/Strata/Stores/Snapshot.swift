@@ -82,9 +82,9 @@ struct StoreSaveRequest {
 /// What a store reports back from a save.
 struct StoreSaveResult {
     /// The permanent ID of each inserted object, by its temporary ID.
-    var permanentIDs: [NSManagedObjectID: NSManagedObjectID] = [:]
+    var permanentIDs = ObjectIDDictionary<NSManagedObjectID>()
     /// The new snapshots of inserted and updated rows, by permanent ID.
-    var snapshots: [NSManagedObjectID: Snapshot] = [:]
+    var snapshots = ObjectIDDictionary<Snapshot>()
 }
 
 /// A row whose version in the store is not the one the context last saw.

@@ -86,7 +86,7 @@ class InMemoryStore: NSPersistentStore, @unchecked Sendable {
             var result = StoreSaveResult()
             let temporary = request.inserts.filter { $0.objectID.persistentStore !== self }
             let permanent = allocate(temporary.map(\.objectID.entity), in: &working)
-            var idMap: [NSManagedObjectID: NSManagedObjectID] = [:]
+            var idMap = ObjectIDDictionary<NSManagedObjectID>()
             for (change, id) in zip(temporary, permanent) { idMap[change.objectID] = id }
             result.permanentIDs = idMap
             let resolve: (Any?) -> Any? = { [idMap] value in

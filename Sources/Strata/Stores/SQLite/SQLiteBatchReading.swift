@@ -21,8 +21,9 @@ extension SQLiteStore {
                     let part = ids[start..<min(ids.count, start + Self.chunk)]
                     let marks = Array(repeating: "?", count: part.count).joined(separator: ", ")
                     let sql = "SELECT \(columns.joined(separator: ", ")) FROM \(expected.table) WHERE Z_PK IN (\(marks))"
+                    let decoder = SQLiteRowDecoder(store: self, mapping: mapping, expected: expected)
                     snapshots += try readRows(db, sql: sql, arguments: StatementArguments(part.map(\.primaryKey))) {
-                        decodeRow($0, mapping: mapping, expected: expected)
+                        decoder.decode($0)
                     }
                 }
             }
@@ -82,9 +83,10 @@ extension SQLiteStore {
                         ORDER BY d.Z_PK
                         """
                 }
+                let decoder = SQLiteRowDecoder(store: self, mapping: mapping, expected: destination)
                 let rows = try readRows(db, sql: sql, arguments: StatementArguments(part.map(\.primaryKey))) { statement in
                     let last = sqlite3_column_count(statement) - 1
-                    return (sqlite3_column_int64(statement, last), decodeRow(statement, mapping: mapping, expected: destination))
+                    return (sqlite3_column_int64(statement, last), decoder.decode(statement))
                 }
                 for (key, snapshot) in rows {
                     guard let owner = byKey[key] else { continue }

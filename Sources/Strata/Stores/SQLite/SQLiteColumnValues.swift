@@ -56,35 +56,14 @@ extension SQLiteStore {
     }
 
     /// The statement's current row, a `SELECT` of its table's `selectColumns`, as a snapshot
-    /// (what `decode(_:mapping:expected:)` makes of a GRDB row, read by position).
+    /// (what `decode(_:mapping:expected:)` makes of a GRDB row, read by position). Queries of
+    /// many rows use one `SQLiteRowDecoder` for all of them.
     func decodeRow(_ statement: SQLiteStatement, mapping: SQLiteStoreMapping, expected: SQLiteEntityMapping) -> Snapshot {
-        let key = sqlite3_column_int64(statement, 0)
-        let number: Int? =
-            sqlite3_column_type(statement, 1) == SQLITE_NULL ? nil : Int(sqlite3_column_int64(statement, 1))
-        let version: Int64 = sqlite3_column_type(statement, 2) == SQLITE_NULL ? 1 : sqlite3_column_int64(statement, 2)
-        let entityMapping = mapping.mapping(number: number, rowOf: expected)
-        let entity = entityMapping.entity
-        let count = entity.layout.properties.count
-        // Appended in layout order (the read plan's order): no array of nils to overwrite.
-        var values: [Any?] = []
-        values.reserveCapacity(count)
-        for column in mapping.readPlan(number: entityMapping.number) where column.index < count {
-            while values.count < column.index { values.append(nil) }
-            let position = Int32(column.position)
-            if let attribute = column.attribute {
-                values.append(columnValue(statement, position, kind: column.kind, attribute: attribute))
-            } else if case .toOne(let relationship, _) = column.binding {
-                values.append(destination(statement, position, column: column, relationship: relationship, mapping: mapping))
-            } else {
-                values.append(nil)
-            }
-        }
-        while values.count < count { values.append(nil) }
-        return Snapshot(objectID: objectID(entity: entity, primaryKey: key), version: version, values: values)
+        SQLiteRowDecoder(store: self, mapping: mapping, expected: expected).decode(statement)
     }
 
     /// The ID a to-one column points to, or `nil`.
-    private func destination(
+    fileprivate func destination(
         _ statement: SQLiteStatement, _ position: Int32, column: SQLiteStoreMapping.ReadColumn,
         relationship: NSRelationshipDescription, mapping: SQLiteStoreMapping
     ) -> NSManagedObjectID? {
@@ -133,5 +112,71 @@ extension SQLiteStore {
         default:
             _ = try SQLiteValueCodec.encode(value, attribute: attribute, external: files).bind(to: statement, at: index)
         }
+    }
+}
+
+/// Decodes the rows of one query into snapshots. What depends only on a row's entity (its
+/// layout, its read plan, its root for IDs) and the store's identifier are looked up once per
+/// entity, not once per row: with locks and dictionaries, that was a third of decoding a row.
+final class SQLiteRowDecoder {
+    private struct Plan {
+        let number: Int?
+        let entity: NSEntityDescription
+        let root: ObjectIdentifier
+        let count: Int
+        let columns: [SQLiteStoreMapping.ReadColumn]
+    }
+
+    private let store: SQLiteStore
+    private let mapping: SQLiteStoreMapping
+    private let expected: SQLiteEntityMapping
+    private let storeIdentifier: String?
+    private var last: Plan?
+
+    init(store: SQLiteStore, mapping: SQLiteStoreMapping, expected: SQLiteEntityMapping) {
+        self.store = store
+        self.mapping = mapping
+        self.expected = expected
+        self.storeIdentifier = store.identifier
+    }
+
+    private func plan(for number: Int?) -> Plan {
+        if let last, last.number == number { return last }
+        let entityMapping = mapping.mapping(number: number, rowOf: expected)
+        let entity = entityMapping.entity
+        let plan = Plan(
+            number: number, entity: entity, root: ObjectIdentifier(entity.rootEntity),
+            count: entity.layout.properties.count, columns: mapping.readPlan(number: entityMapping.number))
+        last = plan
+        return plan
+    }
+
+    /// The statement's current row as a snapshot.
+    func decode(_ statement: SQLiteStatement) -> Snapshot {
+        let key = sqlite3_column_int64(statement, 0)
+        let number: Int? =
+            sqlite3_column_type(statement, 1) == SQLITE_NULL ? nil : Int(sqlite3_column_int64(statement, 1))
+        let version: Int64 = sqlite3_column_type(statement, 2) == SQLITE_NULL ? 1 : sqlite3_column_int64(statement, 2)
+        let plan = plan(for: number)
+        let count = plan.count
+        // Appended in layout order (the read plan's order): no array of nils to overwrite.
+        var values: [Any?] = []
+        values.reserveCapacity(count)
+        for column in plan.columns where column.index < count {
+            while values.count < column.index { values.append(nil) }
+            let position = Int32(column.position)
+            if let attribute = column.attribute {
+                values.append(store.columnValue(statement, position, kind: column.kind, attribute: attribute))
+            } else if case .toOne(let relationship, _) = column.binding {
+                values.append(
+                    store.destination(statement, position, column: column, relationship: relationship, mapping: mapping))
+            } else {
+                values.append(nil)
+            }
+        }
+        while values.count < count { values.append(nil) }
+        let objectID = NSManagedObjectID(
+            entity: plan.entity, primaryKey: key, store: store, storeIdentifier: storeIdentifier, root: plan.root)
+        return Snapshot(objectID: objectID, version: version, values: values)
     }
 }

@@ -16,7 +16,8 @@ extension SQLiteStore {
         let columns = mapping.selectColumns[root.table] ?? ["Z_PK", "Z_ENT", "Z_OPT"]
         let (sql, arguments) = try selectSQL(columns: columns, plan: plan, mapping: mapping)
         return try database.unsafeRead { db in
-            try readRows(db, sql: sql, arguments: arguments) { decodeRow($0, mapping: mapping, expected: root) }
+            let decoder = SQLiteRowDecoder(store: self, mapping: mapping, expected: root)
+            return try readRows(db, sql: sql, arguments: arguments) { decoder.decode($0) }
         }
     }
 
@@ -131,9 +132,8 @@ extension SQLiteStore {
             }
         }
         return try database.unsafeRead { db in
-            try readRows(db, sql: sql, arguments: [objectID.primaryKey]) {
-                decodeRow($0, mapping: mapping, expected: destination)
-            }
+            let decoder = SQLiteRowDecoder(store: self, mapping: mapping, expected: destination)
+            return try readRows(db, sql: sql, arguments: [objectID.primaryKey]) { decoder.decode($0) }
         }
     }
 

@@ -59,7 +59,8 @@ extension SQLiteStore {
                 var result = StoreSaveResult()
                 let temporary = request.inserts.filter { $0.objectID.persistentStore !== self }
                 let permanent = try allocate(temporary.map(\.objectID.entity), db: db, mapping: mapping)
-                var idMap: [NSManagedObjectID: NSManagedObjectID] = [:]
+                var idMap = ObjectIDDictionary<NSManagedObjectID>()
+                idMap.reserveCapacity(temporary.count)
                 for (change, id) in zip(temporary, permanent) { idMap[change.objectID] = id }
                 result.permanentIDs = idMap
                 let resolve: (NSManagedObjectID) -> NSManagedObjectID = { [idMap] in idMap[$0] ?? $0 }
