@@ -170,25 +170,22 @@ enum StrataCases {
 
     /// M2 as SPEC §5 words it: one fetch with `fetchBatchSize`, every object read once, through
     /// the lazy results (what `fetch` returns on Apple's systems for a batch size).
-    static func iterateBatched(_ fixtures: Fixtures) throws -> Int {
-        let stack = try Stack(fixtures.large)
-        return try stack.context.performAndWait {
-            let request = items()
-            request.fetchBatchSize = fixtures.sizes.batchSize
-            var checksum = Checksum()
-            for item in try stack.context.fetchLazily(request) { checksum.add(item) }
-            return checksum.value
-        }
-    }
+    static func iterateBatched(_ fixtures: Fixtures) throws -> Int { try iterate(fixtures, lazily: true) }
 
     /// The same through `fetch`, which on Linux returns a Swift array of every object.
-    static func iterateBatchedArray(_ fixtures: Fixtures) throws -> Int {
+    static func iterateBatchedArray(_ fixtures: Fixtures) throws -> Int { try iterate(fixtures, lazily: false) }
+
+    private static func iterate(_ fixtures: Fixtures, lazily: Bool) throws -> Int {
         let stack = try Stack(fixtures.large)
         return try stack.context.performAndWait {
             let request = items()
             request.fetchBatchSize = fixtures.sizes.batchSize
             var checksum = Checksum()
-            for item in try stack.context.fetch(request) { checksum.add(item) }
+            if lazily {
+                for item in try stack.context.fetchLazily(request) { checksum.add(item) }
+            } else {
+                for item in try stack.context.fetch(request) { checksum.add(item) }
+            }
             return checksum.value
         }
     }
