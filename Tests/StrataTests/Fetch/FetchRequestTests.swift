@@ -222,4 +222,23 @@ import Testing
         #expect(throws: (any Error).self) { try library.titles(NSPredicate(format: "title ==")) }
         #expect(throws: (any Error).self) { try NSPredicate.parse(format: "title == 'unterminated") }
     }
+
+    /// A comparison SQL cannot run is named in the error, with its key path and operator (the
+    /// text is made only when the error is thrown).
+    @Test func aComparisonThatCannotRunIsNamedInTheError() throws {
+        let library = try FetchLibrary()
+        defer { library.remove() }
+        let context = library.newContext()
+        try context.performAndWait {
+            let writer = try #require(try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Writer")).first)
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Volume")
+            request.predicate = NSPredicate(format: "writer > %@", writer)
+            #expect {
+                try context.fetch(request)
+            } throws: { error in
+                let text = (error as NSError).localizedDescription
+                return text.contains("writer greaterThan value") && text.contains("objects compare only with ==, != and IN")
+            }
+        }
+    }
 }

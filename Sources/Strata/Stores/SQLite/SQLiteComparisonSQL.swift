@@ -14,7 +14,7 @@ internal import GRDB
 extension SQLiteQueryBuilder {
     func compare(
         _ left: SQLOperand, _ op: ComparisonNode.Operator, _ right: SQLOperand, options: ComparisonNode.Options,
-        label: String
+        label: ComparisonLabel
     ) throws -> SQLFragment {
         // `{a, b} CONTAINS x` is `x IN {a, b}`.
         if op == .contains, Self.items(left) != nil {
@@ -47,7 +47,7 @@ extension SQLiteQueryBuilder {
     private static func isNull(_ operand: SQLOperand) -> Bool { constantValue(operand) == .null }
 
     /// The SQL of a scalar operand; a constant is bound as `hint`'s column stores it.
-    func scalar(_ operand: SQLOperand, hint: NSAttributeDescription?, label: String) throws -> SQLFragment {
+    func scalar(_ operand: SQLOperand, hint: NSAttributeDescription?, label: ComparisonLabel) throws -> SQLFragment {
         switch operand.kind {
         case .value, .entityNumber:
             return operand.fragment
@@ -69,7 +69,7 @@ extension SQLiteQueryBuilder {
     /// UUIDs as 16 bytes, Booleans as 0/1, URLs as text, decimals as numbers (as text beside a
     /// decimal column, whose numeric affinity converts it as it converted the stored text),
     /// data with the inline marker beside a column that allows external storage.
-    func encode(_ value: PredicateValue, hint: NSAttributeDescription?, label: String) throws -> DatabaseValue {
+    func encode(_ value: PredicateValue, hint: NSAttributeDescription?, label: ComparisonLabel) throws -> DatabaseValue {
         switch value {
         case .null: return .null
         case .bool(let flag): return (flag ? 1 : 0).databaseValue
@@ -101,7 +101,7 @@ extension SQLiteQueryBuilder {
 
     private func scalarComparison(
         _ left: SQLOperand, _ op: ComparisonNode.Operator, _ right: SQLOperand, options: ComparisonNode.Options,
-        label: String
+        label: ComparisonLabel
     ) throws -> SQLFragment {
         let raw = options.intersection([.caseInsensitive, .diacriticInsensitive, .normalized]).rawValue
         let folds =
@@ -179,7 +179,7 @@ extension SQLiteQueryBuilder {
     /// `x IN (?, ?, …)`; with `[c]`/`[d]` one `STRATA_MATCH` per element; a nil element adds
     /// `OR x IS NULL`; no elements is false.
     private func membership(
-        _ left: SQLOperand, in elements: [SQLOperand], folds: Bool, label: String,
+        _ left: SQLOperand, in elements: [SQLOperand], folds: Bool, label: ComparisonLabel,
         match: (SQLFragment, SQLFragment) -> SQLFragment
     ) throws -> SQLFragment {
         let hasNull = elements.contains(where: Self.isNull)
@@ -210,7 +210,7 @@ extension SQLiteQueryBuilder {
 
     /// The key an object constant compares by: `nil` for nil, `.some(nil)` when it matches no
     /// row (a temporary ID, an object of another entity hierarchy).
-    private func objectKey(_ value: PredicateValue, entity: NSEntityDescription?, label: String) throws -> Int64?? {
+    private func objectKey(_ value: PredicateValue, entity: NSEntityDescription?, label: ComparisonLabel) throws -> Int64?? {
         switch value {
         case .null: return nil
         case .object(let object):
@@ -228,7 +228,7 @@ extension SQLiteQueryBuilder {
     }
 
     private func objectComparison(
-        _ key: SQLOperand, _ op: ComparisonNode.Operator, _ other: SQLOperand, label: String
+        _ key: SQLOperand, _ op: ComparisonNode.Operator, _ other: SQLOperand, label: ComparisonLabel
     ) throws -> SQLFragment {
         guard case .object(let entity) = key.kind else { return .no }
         let column = key.fragment
@@ -291,7 +291,7 @@ extension SQLiteQueryBuilder {
 
     /// The entity numbers an entity constant stands for: it and its subentities. A name
     /// stands for the model's entity of that name.
-    private func entityNumbers(_ value: PredicateValue, label: String) throws -> [Int] {
+    private func entityNumbers(_ value: PredicateValue, label: ComparisonLabel) throws -> [Int] {
         let entity: NSEntityDescription?
         switch value {
         case .null: return []
@@ -308,7 +308,7 @@ extension SQLiteQueryBuilder {
     }
 
     private func entityComparison(
-        _ key: SQLOperand, _ op: ComparisonNode.Operator, _ other: SQLOperand, label: String
+        _ key: SQLOperand, _ op: ComparisonNode.Operator, _ other: SQLOperand, label: ComparisonLabel
     ) throws -> SQLFragment {
         let column = key.fragment
         if case .entityNumber = other.kind, op == .equalTo || op == .notEqualTo {

@@ -123,7 +123,7 @@ extension SQLiteQueryBuilder {
 
     private func function(_ name: String, _ arguments: [ExpressionNode], scope: SQLiteQueryScope) throws -> SQLOperand {
         func argument(_ index: Int) throws -> SQLFragment {
-            try scalar(try operand(arguments[index], scope: scope), hint: nil, label: name)
+            try scalar(try operand(arguments[index], scope: scope), hint: nil, label: ComparisonLabel(name))
         }
         switch (name, arguments.count) {
         case ("now", 0), ("now()", 0), ("now:", 0):

@@ -150,14 +150,14 @@ final class SQLiteQueryBuilder {
         }
         let left = try operand(node.left, scope: scope)
         let right = try operand(node.right, scope: scope)
-        return try compare(left, node.op, right, options: node.options, label: Self.describe(node))
+        return try compare(left, node.op, right, options: node.options, label: ComparisonLabel(node: node))
     }
 
     /// `ANY`/`ALL` over what is not a to-many key path, as the in-memory evaluator reads it: a
     /// collection constant's elements, nothing for nil, a single value as its only element.
     private func quantifiedValue(_ node: ComparisonNode, scope: SQLiteQueryScope) throws -> SQLFragment {
         let any = node.modifier == .any
-        let label = Self.describe(node)
+        let label = ComparisonLabel(node: node)
         let left = try operand(node.left, scope: scope)
         let right = try operand(node.right, scope: scope)
         if let items = Self.items(left) {
@@ -227,4 +227,26 @@ final class SQLiteQueryBuilder {
     /// costs more than compiling the rest of a comparison (and labels are made for every one).
     private static let operatorNames = Dictionary(
         uniqueKeysWithValues: ComparisonNode.Operator.allCases.map { ($0, "\($0)") })
+}
+
+/// A comparison (or key path) named in an error message, made into text only when an error
+/// is thrown: every comparison of every fetch carries one, and few fail (describing them was a
+/// tenth of a small query's time).
+struct ComparisonLabel: CustomStringConvertible, ExpressibleByStringLiteral {
+    private let node: ComparisonNode?
+    private let text: String
+
+    init(node: ComparisonNode) {
+        self.node = node
+        self.text = ""
+    }
+
+    init(_ text: String) {
+        self.node = nil
+        self.text = text
+    }
+
+    init(stringLiteral text: String) { self.init(text) }
+
+    var description: String { node.map(SQLiteQueryBuilder.describe) ?? text }
 }
