@@ -124,6 +124,12 @@ extension NSManagedObjectContext {
     /// made at once, as `fetch(_:)` makes them.
     public func fetchLazily<T: NSManagedObject>(_ request: NSFetchRequest<T>) throws -> LazyFetchResults<T> {
         ManagedObjectClasses.register(T.self)
+        guard request.resultType == .managedObjectResultType else {
+            throw CoreDataError.make(
+                NSCoreDataError,
+                "fetchLazily(_:) returns managed objects; this request asks for result type \(request.resultType.rawValue). "
+                    + "Use fetch(_:) for IDs, dictionaries or a count.")
+        }
         let plan = try fetchPlan(for: request)
         guard let store = objectStore else { throw Self.noCoordinator() }
         for entity in plan.entities where !(ManagedObjectClasses.objectClass(for: entity) is T.Type) {

@@ -125,7 +125,7 @@ final class LazyOther: NSManagedObject {
         }
     }
 
-    @Test func aClassThatIsNotTheEntitysIsAnError() throws {
+    @Test func aClassThatIsNotTheEntitysOrAResultTypeOtherThanObjectsIsAnError() throws {
         let store = try Store(count: 3)
         defer { store.remove() }
         let context = store.newContext()
@@ -136,6 +136,13 @@ final class LazyOther: NSManagedObject {
                 (error as NSError).domain == NSCocoaErrorDomain && (error as NSError).code == NSCoreDataError
             }
             #expect((try? context.fetchLazily(NSFetchRequest<NSManagedObject>(entityName: "LazyReading")).count) == 3)
+            let counting = NSFetchRequest<NSManagedObject>(entityName: "LazyReading")
+            counting.resultType = .countResultType
+            #expect {
+                _ = try context.fetchLazily(counting)
+            } throws: { error in
+                (error as NSError).code == NSCoreDataError && (error as NSError).localizedDescription.contains("fetch(_:)")
+            }
         }
     }
 
