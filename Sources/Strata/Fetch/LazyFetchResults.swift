@@ -32,6 +32,8 @@ public struct LazyFetchResults<Element: NSManagedObject>: RandomAccessCollection
 
     public subscript(position: Int) -> Element {
         let object = storage.object(at: position)
+        // The exact class, as a fetch of one entity makes: no dynamic cast per element.
+        if type(of: object) == Element.self { return unsafeDowncast(object, to: Element.self) }
         guard let typed = object as? Element else {
             // `fetchLazily` checked every entity's class against `Element`.
             preconditionFailure("\(type(of: object)) is not \(Element.self)")
