@@ -7,8 +7,8 @@ import Foundation
 /// Each row is its primary key's difference from the previous row's, zigzag-encoded as a
 /// variable-length integer (one byte for the consecutive keys of an unsorted fetch), with a
 /// flag bit for a change of entity or store (the slot number follows) or a jump too far to
-/// encode as a difference (the key follows). The
-/// position of every `batchSize`-th row is remembered, so that a batch decodes on its own.
+/// encode as a difference (the key follows). The position of every `batchSize`-th row is
+/// remembered, so that a batch decodes on its own.
 struct FetchedObjectKeys {
     /// The entity and store of a run of rows.
     struct Slot {

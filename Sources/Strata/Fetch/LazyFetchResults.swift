@@ -49,7 +49,7 @@ public struct LazyFetchResults<Element: NSManagedObject>: RandomAccessCollection
         private let source: Source
         private let prefetching: [String]
         private let fillsObjects: Bool
-        private let batchSizeOfRequest: Int
+        let batchSize: Int
         private var loadedBatch = -1
         private var batch: [NSManagedObject] = []
 
@@ -64,7 +64,7 @@ public struct LazyFetchResults<Element: NSManagedObject>: RandomAccessCollection
             context: NSManagedObjectContext, source: Source, batchSize: Int, prefetching: [String], fillsObjects: Bool
         ) {
             self.context = context
-            self.batchSizeOfRequest = batchSize
+            self.batchSize = batchSize
             self.source = source
             self.prefetching = prefetching
             self.fillsObjects = fillsObjects
@@ -76,8 +76,6 @@ public struct LazyFetchResults<Element: NSManagedObject>: RandomAccessCollection
             case .objects(let objects): objects.count
             }
         }
-
-        var batchSize: Int { batchSizeOfRequest }
 
         func object(at position: Int) -> NSManagedObject {
             switch source {
@@ -99,7 +97,7 @@ public struct LazyFetchResults<Element: NSManagedObject>: RandomAccessCollection
             if !faults.isEmpty, let store = context.objectStore,
                 let snapshots = try? store.snapshots(for: faults.map(\.objectID))
             {
-                var byID: [NSManagedObjectID: Snapshot] = [:]
+                var byID = ObjectIDDictionary<Snapshot>()
                 byID.reserveCapacity(snapshots.count)
                 for snapshot in snapshots { byID[snapshot.objectID] = snapshot }
                 for object in faults {

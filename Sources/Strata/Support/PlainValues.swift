@@ -35,7 +35,7 @@ enum PlainValues {
 
     /// The value as a `T`, read from its box without a dynamic cast where it can be.
     @inline(__always)
-    static func value<T>(_ value: Any, as type: T.Type) -> T? {
+    private static func value<T>(_ value: Any, as type: T.Type) -> T? {
         _ManagedExactValue.read(value, as: T.self) ?? value as? T
     }
 }

@@ -39,38 +39,49 @@ extension SQLiteStore {
         guard let expected = mapping.mapping(for: plan.entity) else { return }
         let (sql, arguments) = try selectSQL(columns: ["Z_PK", "Z_ENT"], plan: plan, mapping: mapping)
         try database.unsafeRead { db in
-            let statement = try db.cachedStatement(sql: sql)
-            let cursor = try Row.fetchCursor(statement, arguments: arguments)
-            let sqlite = statement.sqliteStatement
-            while try cursor.next() != nil {
-                let number: Int? =
-                    sqlite3_column_type(sqlite, 1) == SQLITE_NULL ? nil : Int(sqlite3_column_int64(sqlite, 1))
-                let entity = mapping.mapping(number: number, rowOf: expected).entity
-                keys.append(entity: entity, store: self, primaryKey: sqlite3_column_int64(sqlite, 0))
+            try forEachRow(db, sql: sql, arguments: arguments) { statement in
+                let entity = rowEntity(statement, column: 1, mapping: mapping, expected: expected)
+                keys.append(entity: entity, store: self, primaryKey: sqlite3_column_int64(statement, 0))
             }
         }
     }
 
     /// Each row of a query, made into a value by `body` from the statement (columns by
-    /// position). The statement is prepared once per SQL text and kept by the connection.
+    /// position).
     func readRows<T>(
         _ db: Database, sql: String, arguments: StatementArguments, _ body: (SQLiteStatement) throws -> T
     ) throws -> [T] {
+        var results: [T] = []
+        try forEachRow(db, sql: sql, arguments: arguments) { results.append(try body($0)) }
+        return results
+    }
+
+    /// Runs `body` on the statement at each row of a query. The statement is prepared once
+    /// per SQL text and kept by the connection.
+    func forEachRow(
+        _ db: Database, sql: String, arguments: StatementArguments, _ body: (SQLiteStatement) throws -> Void
+    ) throws {
         let statement = try db.cachedStatement(sql: sql)
         let cursor = try Row.fetchCursor(statement, arguments: arguments)
-        var results: [T] = []
-        while try cursor.next() != nil { results.append(try body(statement.sqliteStatement)) }
-        return results
+        while try cursor.next() != nil { try body(statement.sqliteStatement) }
     }
 
     /// The ID of a row from its key and entity-number columns.
     func objectID(
         _ statement: SQLiteStatement, key: Int32, entity: Int32, mapping: SQLiteStoreMapping, expected: SQLiteEntityMapping
     ) -> NSManagedObjectID {
+        objectID(
+            entity: rowEntity(statement, column: entity, mapping: mapping, expected: expected),
+            primaryKey: sqlite3_column_int64(statement, key))
+    }
+
+    /// The entity of a row of `expected`'s table, from its entity-number column.
+    private func rowEntity(
+        _ statement: SQLiteStatement, column: Int32, mapping: SQLiteStoreMapping, expected: SQLiteEntityMapping
+    ) -> NSEntityDescription {
         let number: Int? =
-            sqlite3_column_type(statement, entity) == SQLITE_NULL ? nil : Int(sqlite3_column_int64(statement, entity))
-        return objectID(
-            entity: mapping.mapping(number: number, rowOf: expected).entity, primaryKey: sqlite3_column_int64(statement, key))
+            sqlite3_column_type(statement, column) == SQLITE_NULL ? nil : Int(sqlite3_column_int64(statement, column))
+        return mapping.mapping(number: number, rowOf: expected).entity
     }
 
     func sqliteCount(_ plan: FetchPlan) throws -> Int {
