@@ -43,15 +43,11 @@ struct FetchLibrary {
     ]
     static let writers: [(String, Int32)] = [("Austen", 1775), ("Capote", 1924), ("Herbert", 1920)]
 
-    let folder: URL
-    let coordinator: NSPersistentStoreCoordinator
+    let store: ScratchStore
+    var coordinator: NSPersistentStoreCoordinator { store.coordinator }
 
     init(type: String = NSSQLiteStoreType) throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-fetch-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        coordinator = NSPersistentStoreCoordinator(managedObjectModel: Self.model())
-        try coordinator.addPersistentStore(
-            ofType: type, configurationName: nil, at: folder.appendingPathComponent("library.store"))
+        store = try ScratchStore(model: Self.model(), type: type)
         let context = newContext()
         try context.performAndWait {
             let writers = Self.writers.map { name, born -> NSManagedObject in
@@ -85,13 +81,9 @@ struct FetchLibrary {
         }
     }
 
-    func newContext() -> NSManagedObjectContext {
-        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-        context.persistentStoreCoordinator = coordinator
-        return context
-    }
+    func newContext() -> NSManagedObjectContext { store.newContext() }
 
-    func remove() { try? FileManager.default.removeItem(at: folder) }
+    func remove() { store.remove() }
 
     /// The titles of the volumes a request returns, in order.
     func titles(
@@ -107,4 +99,25 @@ struct FetchLibrary {
             return try context.fetch(request).map { $0.value(forKey: "title") as? String ?? "nil" }
         }
     }
+}
+
+/// A store of a model in a temporary folder of its own, with private-queue contexts on it.
+struct ScratchStore {
+    let folder: URL
+    let coordinator: NSPersistentStoreCoordinator
+
+    init(model: NSManagedObjectModel, type: String = NSSQLiteStoreType) throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-fetch-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(ofType: type, configurationName: nil, at: folder.appendingPathComponent("fetch.store"))
+    }
+
+    func newContext() -> NSManagedObjectContext {
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        return context
+    }
+
+    func remove() { try? FileManager.default.removeItem(at: folder) }
 }

@@ -22,39 +22,23 @@ final class LazyOther: NSManagedObject {
         }
     }
 
-    /// A SQLite store with readings 1…count (labels "r1"…), in a folder removed by `remove`.
-    struct Store {
-        let folder: URL
-        let coordinator: NSPersistentStoreCoordinator
-
-        init(count: Int) throws {
-            folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-lazy-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            coordinator = NSPersistentStoreCoordinator(managedObjectModel: LazyFetchResultsTests.model)
-            try coordinator.addPersistentStore(
-                ofType: NSSQLiteStoreType, configurationName: nil, at: folder.appendingPathComponent("lazy.sqlite"))
-            let context = newContext()
-            try context.performAndWait {
-                for serial in 1...count {
-                    let reading = LazyReading(context: context)
-                    reading.serial = Int64(serial)
-                    reading.label = "r\(serial)"
-                }
-                try context.save()
+    /// A SQLite store with readings 1…count (labels "r1"…).
+    static func store(count: Int) throws -> ScratchStore {
+        let store = try ScratchStore(model: model)
+        let context = store.newContext()
+        try context.performAndWait {
+            for serial in 1...count {
+                let reading = LazyReading(context: context)
+                reading.serial = Int64(serial)
+                reading.label = "r\(serial)"
             }
+            try context.save()
         }
-
-        func newContext() -> NSManagedObjectContext {
-            let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-            context.persistentStoreCoordinator = coordinator
-            return context
-        }
-
-        func remove() { try? FileManager.default.removeItem(at: folder) }
+        return store
     }
 
     @Test func theSameObjectsAsFetchInTheSameOrder() throws {
-        let store = try Store(count: 250)
+        let store = try Self.store(count: 250)
         defer { store.remove() }
         let context = store.newContext()
         try context.performAndWait {
@@ -77,7 +61,7 @@ final class LazyOther: NSManagedObject {
     }
 
     @Test func onlyTheLatestBatchStaysInTheContext() throws {
-        let store = try Store(count: 1000)
+        let store = try Self.store(count: 1000)
         defer { store.remove() }
         let context = store.newContext()
         try context.performAndWait {
@@ -96,7 +80,7 @@ final class LazyOther: NSManagedObject {
     }
 
     @Test func aBatchSizeOfZeroReadsAHundredAtATime() throws {
-        let store = try Store(count: 130)
+        let store = try Self.store(count: 130)
         defer { store.remove() }
         let context = store.newContext()
         try context.performAndWait {
@@ -107,7 +91,7 @@ final class LazyOther: NSManagedObject {
     }
 
     @Test func unsavedChangesThatChangeTheAnswerAreIncluded() throws {
-        let store = try Store(count: 30)
+        let store = try Self.store(count: 30)
         defer { store.remove() }
         let context = store.newContext()
         try context.performAndWait {
@@ -126,7 +110,7 @@ final class LazyOther: NSManagedObject {
     }
 
     @Test func aClassThatIsNotTheEntitysOrAResultTypeOtherThanObjectsIsAnError() throws {
-        let store = try Store(count: 3)
+        let store = try Self.store(count: 3)
         defer { store.remove() }
         let context = store.newContext()
         context.performAndWait {
@@ -148,7 +132,7 @@ final class LazyOther: NSManagedObject {
 
     /// Keys in every order a fetch can give them decode to the same IDs, batch by batch.
     @Test func keysRoundTripCompactly() throws {
-        let store = try Store(count: 1)
+        let store = try Self.store(count: 1)
         defer { store.remove() }
         let persistent = try #require(store.coordinator.persistentStores.first)
         let entity = try #require(Self.model.entitiesByName["LazyReading"])
