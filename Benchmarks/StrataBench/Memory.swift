@@ -2,7 +2,8 @@ import Foundation
 
 /// Peak memory, measured per case in a child process: the program runs itself with
 /// `--child memory:<case>:<stack>`, the child does the work and prints its peak resident
-/// size (`VmHWM`), and a child that only starts gives the baseline to subtract.
+/// size (`VmHWM`), and a child that starts with the same arguments and does no work gives
+/// the baseline to subtract.
 enum Memory {
     /// The process's peak resident set size in kilobytes.
     static func peakKilobytes() -> Int {
