@@ -67,7 +67,7 @@ struct DictionaryFetch {
         var current: NSEntityDescription? = entity
         let parts = keyPath.split(separator: ".").map(String.init)
         for (position, part) in parts.enumerated() {
-            guard let property = current?.propertiesByName[part] else {
+            guard let property = current?.property(named: part) else {
                 throw CoreDataError.make(NSCoreDataError, "\(entity.name ?? "?") has no property \(keyPath).")
             }
             if let relationship = property as? NSRelationshipDescription {

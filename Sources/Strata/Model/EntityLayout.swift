@@ -15,7 +15,7 @@ final class EntityLayout: @unchecked Sendable {
     let properties: [NSPropertyDescription]
     let indexByName: [String: Int]
     /// Each property's name and its UTF-8 length, for `index(of:)`.
-    private let names: [String]
+    private let names: NameTable
     private let nameLengths: [Int]
     let kinds: [Kind]
     /// The values a new object starts with: attribute defaults, empty relationships.
@@ -42,8 +42,8 @@ final class EntityLayout: @unchecked Sendable {
             indexByName[property.name] = index
         }
         self.indexByName = indexByName
-        names = properties.map(\.name)
-        nameLengths = names.map(\.utf8.count)
+        names = NameTable(properties.map(\.name))
+        nameLengths = names.names.map(\.utf8.count)
         let properties = self.properties
         let kinds: [Kind] = properties.map { property in
             switch property {
@@ -83,13 +83,20 @@ final class EntityLayout: @unchecked Sendable {
         }
     }
 
-    /// The position of a property by name, as `indexByName` gives it. Most entities have a
-    /// few properties, whose names are scanned: comparing a short string with names of other
-    /// lengths costs less than hashing it (and typed accessors ask at every read and write).
+    /// The position of a property by name, as `indexByName` gives it.
+    ///
+    /// Typed accessors ask at every read and write, with their names as string literals. A
+    /// name found in `names` by its two words of representation costs a few instructions: a
+    /// string of up to 15 UTF-8 bytes is those bytes (so equal words are equal strings), and a
+    /// longer one that has the words of a name the table holds is that very string. Any other
+    /// key is compared by content: most entities have a few properties, whose names are
+    /// scanned (comparing a short string with names of other lengths costs less than hashing
+    /// it); larger ones are hashed.
     func index(of name: String) -> Int? {
+        if let index = names.index(ofRepresentation: name) { return index }
         guard properties.count <= 16 else { return indexByName[name] }
         let length = name.utf8.count
-        for index in names.indices where nameLengths[index] == length && names[index] == name {
+        for index in names.names.indices where nameLengths[index] == length && names.names[index] == name {
             return index
         }
         return nil
@@ -101,7 +108,81 @@ final class EntityLayout: @unchecked Sendable {
     }
 }
 
+/// Property names by the words of their string representation, in an open-addressing table:
+/// the table answers for keys whose representation is that of a name it holds, and only for
+/// them (see `EntityLayout.index(of:)`).
+private struct NameTable {
+    typealias Words = (UInt, UInt)
+
+    /// The names by position; short ones in small-string form (a string of up to 15 UTF-8
+    /// bytes made from its bytes is stored inline), as literals are.
+    let names: [String]
+    private let slotWords: [Words]
+    private let slotIndexes: [Int]
+    private let shift: UInt
+
+    init(_ names: [String]) {
+        self.names = names.map { String(decoding: Array($0.utf8), as: UTF8.self) }
+        guard Self.hasTwoWords, !names.isEmpty else {
+            slotWords = []
+            slotIndexes = []
+            shift = 0
+            return
+        }
+        var bits = 1
+        while 1 << bits < 2 * names.count { bits += 1 }
+        shift = UInt(UInt.bitWidth - bits)
+        var words = [Words](repeating: (0, 0), count: 1 << bits)
+        var indexes = [Int](repeating: -1, count: 1 << bits)
+        var seen = Set<String>()
+        for (index, name) in self.names.enumerated() where seen.insert(name).inserted {
+            let key = Self.words(of: name)
+            var slot = Self.slot(of: key, shift: shift)
+            while indexes[slot] >= 0 { slot = (slot + 1) & (indexes.count - 1) }
+            words[slot] = key
+            indexes[slot] = index
+        }
+        slotWords = words
+        slotIndexes = indexes
+    }
+
+    /// Whether a `String` is two machine words (64-bit platforms); the table is empty otherwise.
+    private static var hasTwoWords: Bool { MemoryLayout<String>.size == 2 * MemoryLayout<UInt>.size }
+
+    private static func words(of string: String) -> Words {
+        withUnsafeBytes(of: string) { bytes in
+            (bytes.load(as: UInt.self), bytes.load(fromByteOffset: MemoryLayout<UInt>.size, as: UInt.self))
+        }
+    }
+
+    private static func slot(of words: Words, shift: UInt) -> Int {
+        let mixed = (words.0 ^ (words.1 &* 0x9E37_79B9_7F4A_7C15)) &* 0xBF58_476D_1CE4_E5B9
+        return Int(truncatingIfNeeded: mixed >> shift)
+    }
+
+    /// The position of the name whose representation `string` has, or `nil`.
+    @inline(__always)
+    func index(ofRepresentation string: String) -> Int? {
+        guard !slotIndexes.isEmpty else { return nil }
+        let key = Self.words(of: string)
+        var slot = Self.slot(of: key, shift: shift)
+        while true {
+            let index = slotIndexes[slot]
+            if index < 0 { return nil }
+            if slotWords[slot] == key { return index }
+            slot = (slot + 1) & (slotIndexes.count - 1)
+        }
+    }
+}
+
 extension NSEntityDescription {
+    /// The property named `name`, inherited ones included, found through the cached layout
+    /// (`propertiesByName` builds a dictionary at every call).
+    func property(named name: String) -> NSPropertyDescription? {
+        let layout = self.layout
+        return layout.index(of: name).map { layout.properties[$0] }
+    }
+
     /// The entity's layout. Computed on first use; models must not change after that.
     /// Changing the entity's or an ancestor's properties, or its subentities, drops it.
     var layout: EntityLayout {

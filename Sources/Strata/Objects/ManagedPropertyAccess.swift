@@ -11,6 +11,10 @@ extension NSManagedObject {
     /// The value of an optional property, converted to the property's Swift type.
     @inlinable
     public func _managedValue<Value>(forKey key: String) -> Value? {
+        if let index = _managedAttributeIndex(forKey: key) {
+            defer { didAccessValue(forKey: key) }
+            return _managedAttributeValue(at: index, as: Value.self)
+        }
         guard let raw = _managedStoredValue(forKey: key) else { return nil }
         if let value = _ManagedExactValue.read(raw, as: Value.self) { return value }
         if let value = raw as? Value { return value }
@@ -21,6 +25,10 @@ extension NSManagedObject {
     /// `Bool`, strings, data, collections); a missing value reads as that empty value.
     @inlinable
     public func _managedValue<Value: _ManagedDefaultValue>(forKey key: String) -> Value {
+        if let index = _managedAttributeIndex(forKey: key) {
+            defer { didAccessValue(forKey: key) }
+            return _managedAttributeValue(at: index, as: Value.self) ?? Value._managedDefaultValue
+        }
         guard let raw = _managedStoredValue(forKey: key) else { return Value._managedDefaultValue }
         if let value = _ManagedExactValue.read(raw, as: Value.self) { return value }
         if let value = raw as? Value { return value }
@@ -41,6 +49,37 @@ extension NSManagedObject {
     @inlinable
     public func _setManagedValue<Value>(_ value: Value?, forKey key: String) {
         _setManagedStoredValue(value.map { $0 as Any }, forKey: key)
+    }
+
+    /// The position of an attribute that a typed accessor reads straight from the object's
+    /// values, after `willAccessValue(forKey:)` and with the fault fired; the caller then calls
+    /// `didAccessValue(forKey:)`. `nil` for relationships, unknown keys and key-path probes,
+    /// which are read through `value(forKey:)`. (Core Data's generated accessors, too, read
+    /// the object's storage without going through `value(forKey:)`.)
+    @usableFromInline
+    final func _managedAttributeIndex(forKey key: String) -> Int? {
+        guard probe == nil, let index = layout.index(of: key), layout.kinds[index] == .attribute else { return nil }
+        willAccessValue(forKey: key)
+        fireFault()
+        return index
+    }
+
+    /// The attribute value at `index` of `values` in the property's Swift type: a value of
+    /// exactly that type is read in place (no copy of the existential, no dynamic cast);
+    /// `nil` and `NSNull` read as `nil`; other values are cast or converted.
+    @inlinable
+    final func _managedAttributeValue<Value>(at index: Int, as type: Value.Type) -> Value? {
+        if let exact = _ManagedExactValue.read(in: values, at: index, as: Value.self) { return exact }
+        guard let raw = Self._managedNonNull(values[index]) else { return nil }
+        if let value = raw as? Value { return value }
+        return Self._managedConverted(raw, to: Value.self)
+    }
+
+    /// The value, unless it is `nil` or `NSNull`.
+    @usableFromInline
+    static func _managedNonNull(_ value: Any?) -> Any? {
+        guard let value, !ManagedValueCoercion.isNull(value) else { return nil }
+        return value
     }
 
     /// A property's value as typed accessors read it: through `value(forKey:)`, `NSNull` as `nil`.
@@ -89,6 +128,32 @@ public enum _ManagedExactValue {
             let metadata = buffer.load(fromByteOffset: 3 * MemoryLayout<Int>.size, as: UnsafeRawPointer.self)
             guard metadata == unsafeBitCast(Value.self as Any.Type, to: UnsafeRawPointer.self) else { return nil }
             return buffer.load(as: Value.self)
+        }
+    }
+}
+
+extension _ManagedExactValue {
+    /// The value at `index` of an array of optional values, read in place when it is `nil`
+    /// (`.some(nil)`) or of exactly type `Value` (`.some(value)`, under the conditions of
+    /// `read(_:as:)`); `nil` when it must be cast.
+    @inlinable @inline(__always)
+    public static func read<Value>(in values: [Any?], at index: Int, as type: Value.Type) -> Value?? {
+        guard MemoryLayout<Any?>.size == 4 * MemoryLayout<Int>.size,
+            MemoryLayout<Value>.size <= 3 * MemoryLayout<Int>.size,
+            MemoryLayout<Value>.alignment <= MemoryLayout<Int>.alignment,
+            _isPOD(Value.self) || Value.self == String.self
+        else { return nil }
+        return values.withUnsafeBufferPointer { buffer -> Value?? in
+            guard index >= 0, index < buffer.count, let base = buffer.baseAddress else { return nil }
+            // `Optional<Any>.none` is the existential with a null metadata word (the metadata
+            // pointer's first extra inhabitant); a value's metadata word is its type.
+            let slot = UnsafeRawPointer(base + index)
+            let metadata = slot.load(fromByteOffset: 3 * MemoryLayout<Int>.size, as: UInt.self)
+            if metadata == 0 { return .some(nil) }
+            guard metadata == UInt(bitPattern: unsafeBitCast(Value.self as Any.Type, to: UnsafeRawPointer.self)) else {
+                return nil
+            }
+            return .some(slot.load(as: Value.self))
         }
     }
 }

@@ -30,7 +30,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     /// Current values by property position (see `EntityLayout`): attribute values, to-one
     /// destinations as objects, to-many destinations as `[NSManagedObject]` in order, or
     /// `RelationshipFault.marker` until they are loaded. Empty while the object is a fault.
-    @exclusivity(unchecked) var values: [Any?]
+    @usableFromInline @exclusivity(unchecked) final var values: [Any?]
     /// The values as last fetched or saved; `nil` for an object never saved.
     @exclusivity(unchecked) var snapshot: Snapshot?
     /// A snapshot waiting to fill the object when its fault fires.

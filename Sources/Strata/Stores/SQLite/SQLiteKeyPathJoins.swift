@@ -101,9 +101,9 @@ extension SQLiteQueryBuilder {
     /// The property named `name` of the entity, or of one of its subentities (whose columns
     /// share the table), with the entity that has it.
     func property(_ name: String, of entity: NSEntityDescription) -> (NSPropertyDescription, NSEntityDescription)? {
-        if let property = entity.propertiesByName[name] { return (property, entity) }
+        if let property = entity.property(named: name) { return (property, entity) }
         for sub in entity.selfAndDescendants.dropFirst() {
-            if let property = sub.propertiesByName[name] { return (property, sub) }
+            if let property = sub.property(named: name) { return (property, sub) }
         }
         return nil
     }

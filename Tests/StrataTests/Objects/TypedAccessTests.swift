@@ -1,0 +1,168 @@
+import Foundation
+import Testing
+
+@testable import Strata
+
+/// An entity for the typed accessors' direct reads, with access hooks that count.
+final class Gauge: NSManagedObject {
+    @Managed var reading: Int32
+    @Managed var level: Double
+    @Managed var label: String?
+    @Managed var measuredAt: Date?
+    @Managed var serial: Int
+    @Managed var aVeryLongPropertyNameIndeed: String?
+
+    nonisolated(unsafe) var accesses: [String] = []
+
+    override func willAccessValue(forKey key: String?) {
+        super.willAccessValue(forKey: key)
+        accesses.append("will \(key ?? "-")")
+    }
+
+    override func didAccessValue(forKey key: String?) {
+        accesses.append("did \(key ?? "-")")
+        super.didAccessValue(forKey: key)
+    }
+}
+
+private func gaugeModel() -> NSManagedObjectModel {
+    NSManagedObjectModel {
+        Entity("Gauge", className: "Gauge") {
+            Attribute("reading", .integer32AttributeType, optional: false, defaultValue: Int32(4))
+            Attribute("level", .doubleAttributeType, optional: false, defaultValue: 0.5)
+            Attribute("label", .stringAttributeType)
+            Attribute("measuredAt", .dateAttributeType)
+            Attribute("serial", .integer64AttributeType, optional: false, defaultValue: Int64(0))
+            Attribute("aVeryLongPropertyNameIndeed", .stringAttributeType)
+        }
+    }
+}
+
+/// Typed accessors read attributes straight from an object's values: what they read must be
+/// what `value(forKey:)` gives, with the same hooks and faulting, for every kind of stored value.
+@Suite struct TypedAccessTests {
+    private let model = gaugeModel()
+
+    private func gauge() throws -> Gauge {
+        Gauge(entity: try #require(model.entitiesByName["Gauge"]), insertInto: nil)
+    }
+
+    @Test func valuesOfTheStoredTypeReadAsSet() throws {
+        let gauge = try gauge()
+        #expect(gauge.reading == 4)
+        #expect(gauge.level == 0.5)
+        gauge.reading = -12
+        gauge.level = 3.25
+        gauge.label = "boiler, crème"
+        let date = Date(timeIntervalSinceReferenceDate: 98_765.5)
+        gauge.measuredAt = date
+        gauge.aVeryLongPropertyNameIndeed = String(repeating: "long ", count: 30)
+        #expect(gauge.reading == -12)
+        #expect(gauge.level == 3.25)
+        #expect(gauge.label == "boiler, crème")
+        #expect(gauge.measuredAt == date)
+        #expect(gauge.aVeryLongPropertyNameIndeed == String(repeating: "long ", count: 30))
+    }
+
+    @Test func nilAndNullReadAsNilOrTheEmptyValue() throws {
+        let gauge = try gauge()
+        #expect(gauge.label == nil)
+        gauge.setPrimitiveValue(NSNull(), forKey: "label")
+        #expect(gauge.label == nil)
+        gauge.setPrimitiveValue(nil, forKey: "reading")
+        #expect(gauge.reading == 0)
+        gauge.setPrimitiveValue(NSNull(), forKey: "level")
+        #expect(gauge.level == 0)
+    }
+
+    @Test func valuesOfAnotherTypeAreConverted() throws {
+        let gauge = try gauge()
+        // Integer 64 attributes store `Int64`; an `Int` property reads them converted.
+        gauge.serial = 1 << 40
+        #expect(gauge.primitiveValue(forKey: "serial") as? Int64 == 1 << 40)
+        #expect(gauge.serial == 1 << 40)
+        // A value stored in another representation (as some stores and transformers hand
+        // them over) is cast as before.
+        gauge.values[gauge.layout.index(of: "reading") ?? 0] = NSNumber(value: 77)
+        #expect(gauge.reading == 77)
+    }
+
+    @Test func eachReadCallsTheAccessHooksOnce() throws {
+        let gauge = try gauge()
+        gauge.accesses = []
+        _ = gauge.reading
+        _ = gauge.label
+        #expect(gauge.accesses == ["will reading", "did reading", "will label", "did label"])
+    }
+
+    @Test func aTypedReadFiresTheFault() throws {
+        let stack = try ObjectGraphTests.Stack(model, type: NSInMemoryStoreType, at: nil)
+        let writer = stack.newContext()
+        try writer.performAndWait {
+            let gauge = Gauge(context: writer)
+            gauge.reading = 31
+            gauge.label = "attic"
+            try writer.save()
+        }
+        let reader = stack.newContext()
+        try reader.performAndWait {
+            let request = NSFetchRequest<Gauge>(entityName: "Gauge")
+            request.returnsObjectsAsFaults = true
+            let gauge = try #require(try reader.fetch(request).first)
+            #expect(gauge.isFault)
+            #expect(gauge.reading == 31)
+            #expect(!gauge.isFault)
+            #expect(gauge.label == "attic")
+        }
+    }
+
+    @Test func theDirectReadOfASlotAgreesWithTheCast() {
+        let values: [Any?] = [Int32(9), nil, "text", NSNull(), Int64(3)]
+        #expect(_ManagedExactValue.read(in: values, at: 0, as: Int32.self) == .some(.some(9)))
+        #expect(_ManagedExactValue.read(in: values, at: 1, as: Int32.self) == .some(.none))
+        #expect(_ManagedExactValue.read(in: values, at: 2, as: String.self) == .some(.some("text")))
+        #expect(_ManagedExactValue.read(in: values, at: 3, as: Int32.self) == .none)
+        #expect(_ManagedExactValue.read(in: values, at: 4, as: Int32.self) == .none)
+        #expect(_ManagedExactValue.read(in: values, at: 5, as: Int32.self) == .none)
+        #expect(_ManagedExactValue.read(in: values, at: -1, as: Int32.self) == .none)
+    }
+}
+
+/// `EntityLayout.index(of:)` finds literal keys by their representation and every other key
+/// by content: both must give `indexByName`'s answer.
+@Suite struct EntityLayoutIndexTests {
+    @Test func everyFormOfANameFindsItsProperty() throws {
+        let entity = try #require(gaugeModel().entitiesByName["Gauge"])
+        let layout = entity.layout
+        for (name, index) in layout.indexByName {
+            #expect(layout.index(of: name) == index)
+            // The same text built at run time: on the heap when long, inline when short.
+            let rebuilt = String(decoding: Array(name.utf8), as: UTF8.self)
+            #expect(layout.index(of: rebuilt) == index)
+            let bridged = NSString(string: name) as String
+            #expect(layout.index(of: bridged) == index)
+        }
+        #expect(layout.index(of: "reading") == layout.indexByName["reading"])
+        #expect(layout.index(of: "aVeryLongPropertyNameIndeed") == layout.indexByName["aVeryLongPropertyNameIndeed"])
+        #expect(layout.index(of: "readinG") == nil)
+        #expect(layout.index(of: "") == nil)
+        #expect(layout.index(of: "aVeryLongPropertyNameIndeeD") == nil)
+        #expect(layout.index(of: String(repeating: "x", count: 7)) == nil)
+    }
+
+    @Test func largeEntitiesToo() throws {
+        let names = (0..<40).map { $0 % 3 == 0 ? "property\($0)" : "aRatherLongPropertyName\($0)" }
+        let model = NSManagedObjectModel {
+            Entity("Wide") {
+                for name in names { Attribute(name, .integer64AttributeType) }
+            }
+        }
+        let layout = try #require(model.entitiesByName["Wide"]).layout
+        for name in names {
+            #expect(layout.index(of: name) == layout.indexByName[name])
+            #expect(layout.index(of: String(decoding: Array(name.utf8), as: UTF8.self)) == layout.indexByName[name])
+        }
+        #expect(layout.index(of: "property1") == nil)
+        #expect(layout.index(of: "aRatherLongPropertyName0") == nil)
+    }
+}
