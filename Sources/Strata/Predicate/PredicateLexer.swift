@@ -73,9 +73,26 @@ enum PredicateKeyword: String, CaseIterable, Sendable {
 
     /// The keyword a word spells. Only ASCII words qualify: `"ın".uppercased()` is "IN".
     init?(_ word: String) {
-        guard word.utf8.count <= 15, word.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
-        self.init(rawValue: word.uppercased())
+        let utf8 = word.utf8
+        guard utf8.count >= 2, utf8.count <= 15 else { return nil }
+        // ASCII upper case by bytes (every word of a format goes through here, and
+        // `uppercased()` handles all of Unicode), then one hashed lookup.
+        var isASCII = true
+        let upper = String(unsafeUninitializedCapacity: utf8.count) { buffer in
+            var count = 0
+            for byte in utf8 {
+                if byte >= 0x80 { isASCII = false }
+                buffer[count] = (0x61...0x7A).contains(byte) ? byte - 0x20 : byte
+                count += 1
+            }
+            return count
+        }
+        guard isASCII, let keyword = Self.byName[upper] else { return nil }
+        self = keyword
     }
+
+    private static let byName: [String: PredicateKeyword] = Dictionary(
+        uniqueKeysWithValues: allCases.map { ($0.rawValue, $0) })
 }
 
 /// Splits a format string into tokens, substituting the format arguments.
@@ -125,8 +142,19 @@ struct PredicateLexer {
 
     /// The text of a token (at most `limit` scalars of it), for error messages.
     static func text(of scalars: [Unicode.Scalar], _ range: Range<Int>, limit: Int = .max) -> String {
-        let clamped = range.clamped(to: 0..<scalars.count)
-        return String(String.UnicodeScalarView(scalars[clamped.prefix(limit)]))
+        let slice = scalars[range.clamped(to: 0..<scalars.count).prefix(limit)]
+        // Encoded straight into the string's storage: appending scalars one at a time to a
+        // `UnicodeScalarView` cost most of a short format's lexing.
+        return String(unsafeUninitializedCapacity: slice.count * 4) { buffer in
+            var count = 0
+            for scalar in slice {
+                UTF8.encode(scalar) { unit in
+                    buffer[count] = unit
+                    count += 1
+                }
+            }
+            return count
+        }
     }
 
     private func peek(_ ahead: Int = 0) -> Unicode.Scalar? {
@@ -202,7 +230,7 @@ struct PredicateLexer {
     /// A word; `UTI-CONFORMS-TO` and `UTI-EQUALS` are single words despite their hyphens.
     private mutating func readWord() -> String {
         let word = readIdentifier()
-        guard word.uppercased() == "UTI" else { return word }
+        guard word.utf8.count == 3, word.uppercased() == "UTI" else { return word }
         for suffix in ["-CONFORMS-TO", "-EQUALS"] {
             let end = position + suffix.unicodeScalars.count
             guard end <= scalars.count, text(position..<end).uppercased() == suffix else { continue }
@@ -406,7 +434,7 @@ struct PredicateLexer {
             throw error(at: start, expected: "a format specifier (%@, %K, %d, %f, %s, %%)", length: position - start)
         }
         position += 1
-        let specifier = text(start..<position)
+        var specifier: String { text(start..<position) }
         let kind: ArgumentKind
         switch conversion {
         case "@": kind = .object

@@ -120,6 +120,8 @@ struct SQLiteStoreMapping {
     private let byEntity: [ObjectIdentifier: SQLiteEntityMapping]
     /// Table name → every column its entities read, in one order, for `SELECT`s.
     let selectColumns: [String: [String]]
+    /// `t0.Z_PK, t0.Z_ENT, …`: each table's `selectColumns` as a fetch selects them.
+    let selectLists: [String: String]
     /// Entity number → where each of its columns is in its table's `SELECT` list.
     private let readPlans: [Int: [ReadColumn]]
     /// The `UPDATE`s made so far, by entity and changed columns.
@@ -180,6 +182,7 @@ struct SQLiteStoreMapping {
         self.byNumber = byNumber
         self.byEntity = byEntity
         self.selectColumns = selectColumns
+        selectLists = selectColumns.mapValues { names in names.map { "t0.\($0)" }.joined(separator: ", ") }
         var readPlans: [Int: [ReadColumn]] = [:]
         for (number, mapping) in byNumber {
             let names = selectColumns[mapping.table] ?? []

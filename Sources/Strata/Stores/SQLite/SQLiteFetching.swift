@@ -13,8 +13,8 @@ extension SQLiteStore {
     func sqliteFetchSnapshots(_ plan: FetchPlan) throws -> [Snapshot] {
         let (database, mapping) = try openDatabase()
         guard let root = mapping.mapping(for: plan.entity) else { return [] }
-        let columns = mapping.selectColumns[root.table] ?? ["Z_PK", "Z_ENT", "Z_OPT"]
-        let (sql, arguments) = try selectSQL(columns: columns, plan: plan, mapping: mapping)
+        let columns = mapping.selectLists[root.table] ?? "t0.Z_PK, t0.Z_ENT, t0.Z_OPT"
+        let (sql, arguments) = try selectSQL(columnList: columns, plan: plan, mapping: mapping)
         return try database.unsafeRead { db in
             let decoder = SQLiteRowDecoder(store: self, mapping: mapping, expected: root)
             return try readRows(db, sql: sql, arguments: arguments) { decoder.decode($0) }
@@ -24,7 +24,7 @@ extension SQLiteStore {
     func sqliteFetchObjectIDs(_ plan: FetchPlan) throws -> [NSManagedObjectID] {
         let (database, mapping) = try openDatabase()
         guard let expected = mapping.mapping(for: plan.entity) else { return [] }
-        let (sql, arguments) = try selectSQL(columns: ["Z_PK", "Z_ENT"], plan: plan, mapping: mapping)
+        let (sql, arguments) = try selectSQL(columnList: "t0.Z_PK, t0.Z_ENT", plan: plan, mapping: mapping)
         return try database.unsafeRead { db in
             try readRows(db, sql: sql, arguments: arguments) { statement in
                 objectID(statement, key: 0, entity: 1, mapping: mapping, expected: expected)
@@ -37,7 +37,7 @@ extension SQLiteStore {
     func sqliteFetchObjectKeys(_ plan: FetchPlan, into keys: inout FetchedObjectKeys) throws {
         let (database, mapping) = try openDatabase()
         guard let expected = mapping.mapping(for: plan.entity) else { return }
-        let (sql, arguments) = try selectSQL(columns: ["Z_PK", "Z_ENT"], plan: plan, mapping: mapping)
+        let (sql, arguments) = try selectSQL(columnList: "t0.Z_PK, t0.Z_ENT", plan: plan, mapping: mapping)
         try database.unsafeRead { db in
             try forEachRow(db, sql: sql, arguments: arguments) { statement in
                 let entity = rowEntity(statement, column: 1, mapping: mapping, expected: expected)
@@ -162,11 +162,12 @@ extension SQLiteStore {
         return "Z_ENT IN (\(numbers.map(String.init).joined(separator: ", ")))"
     }
 
+    /// `SELECT <columnList> FROM …` with the plan's predicate, order, limit and offset.
     private func selectSQL(
-        columns: [String], plan: FetchPlan, mapping: SQLiteStoreMapping
+        columnList: String, plan: FetchPlan, mapping: SQLiteStoreMapping
     ) throws -> (String, StatementArguments) {
         let (from, arguments) = try fromWhereSQL(plan: plan, mapping: mapping, sorted: true)
-        var sql = "SELECT \(columns.map { "t0.\($0)" }.joined(separator: ", ")) \(from)"
+        var sql = "SELECT \(columnList) \(from)"
         var all = arguments
         if plan.limit > 0 || plan.offset > 0 {
             sql += " LIMIT ? OFFSET ?"

@@ -95,7 +95,9 @@ struct SQLiteCollectionSource {
 
 extension SQLiteQueryBuilder {
     static func segments(_ path: String) -> [String] {
-        path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        // Most key paths are one property name: no splitting by `Character` for them.
+        guard path.utf8.contains(UInt8(ascii: ".")) else { return [path] }
+        return path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
     }
 
     /// The property named `name` of the entity, or of one of its subentities (whose columns
