@@ -16,12 +16,12 @@ extension NSManagedObject {
     func propertyErrors() -> [NSError] {
         var errors: [NSError] = []
         for index in layout.validatedIndexes {
-            let property = layout.properties[index]
+            let name = layout.name(at: index)
             let current = primitiveValue(at: index)
             var proposed = current
             do {
-                try validateValue(&proposed, forKey: property.name)
-                if Self.isReplacement(proposed, of: current) { setValue(proposed, forKey: property.name) }
+                try validateValue(&proposed, forKey: name)
+                if Self.isReplacement(proposed, of: current) { setValue(proposed, forKey: name) }
             } catch let error as NSError {
                 if error.code == NSValidationMultipleErrorsError, let detailed = error.userInfo[NSDetailedErrorsKey] as? [NSError]
                 {
@@ -78,6 +78,7 @@ extension NSManagedObject {
     /// identity for objects, by type for other values (a transformable struct that is not
     /// `Hashable` must not count as replaced, and written again, at every save).
     static func isReplacement(_ proposed: Any?, of current: Any?) -> Bool {
+        if let equal = PlainValues.equalInPlace(proposed, current) { return !equal }
         guard let new = proposed, let old = current else { return (proposed == nil) != (current == nil) }
         // The usual case first, a value of a plain type given back as it was: compared without
         // the conformance lookups of a cast to `AnyHashable`.

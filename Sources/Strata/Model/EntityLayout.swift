@@ -102,6 +102,10 @@ final class EntityLayout: @unchecked Sendable {
         return nil
     }
 
+    /// The name of the property at `index` (without reading the property description's
+    /// `name`, whose every read is checked for exclusive access).
+    func name(at index: Int) -> String { names.names[index] }
+
     func isToMany(_ index: Int) -> Bool {
         if case .toMany = kinds[index] { return true }
         return false

@@ -6,6 +6,41 @@ import Foundation
 /// types' identifiers first and then casting to the one type named cannot fail and costs
 /// little.
 enum PlainValues {
+    /// Whether two optional values of the same plain type are equal, read in place from their
+    /// existential containers (no copy of either, no cast): `true` for two `nil`s, `nil` when
+    /// the types differ or are not among the plain ones. A validation hook that leaves a value
+    /// as it was is told so this way for every property of every saved object.
+    static func equalInPlace(_ lhs: Any?, _ rhs: Any?) -> Bool? {
+        guard MemoryLayout<Any?>.size == 4 * MemoryLayout<Int>.size else { return nil }
+        return withUnsafeBytes(of: lhs) { left in
+            withUnsafeBytes(of: rhs) { right -> Bool? in
+                // The fourth word is the type's metadata (zero for `nil`); the value is at
+                // the start of the inline buffer for every type below.
+                let offset = 3 * MemoryLayout<Int>.size
+                let type = left.load(fromByteOffset: offset, as: UInt.self)
+                guard type == right.load(fromByteOffset: offset, as: UInt.self) else { return nil }
+                if type == 0 { return true }
+                switch type {
+                case metadata(Int.self): return left.load(as: Int.self) == right.load(as: Int.self)
+                case metadata(Int16.self): return left.load(as: Int16.self) == right.load(as: Int16.self)
+                case metadata(Int32.self): return left.load(as: Int32.self) == right.load(as: Int32.self)
+                case metadata(Int64.self): return left.load(as: Int64.self) == right.load(as: Int64.self)
+                case metadata(Double.self): return left.load(as: Double.self) == right.load(as: Double.self)
+                case metadata(Float.self): return left.load(as: Float.self) == right.load(as: Float.self)
+                case metadata(Bool.self): return left.load(as: Bool.self) == right.load(as: Bool.self)
+                case metadata(Date.self): return left.load(as: Date.self) == right.load(as: Date.self)
+                case metadata(String.self): return left.load(as: String.self) == right.load(as: String.self)
+                default: return nil
+                }
+            }
+        }
+    }
+
+    @inline(__always)
+    private static func metadata(_ type: Any.Type) -> UInt {
+        UInt(bitPattern: unsafeBitCast(type, to: UnsafeRawPointer.self))
+    }
+
     /// Whether two values of the same plain type are equal; `nil` when either value is of
     /// another type, or the two types differ.
     static func equal(_ lhs: Any, _ rhs: Any) -> Bool? {

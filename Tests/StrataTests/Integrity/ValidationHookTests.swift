@@ -93,4 +93,33 @@ import Testing
         #expect(NSManagedObject.isReplacement(nil, of: "a"))
         #expect(NSManagedObject.isReplacement(NSObject(), of: object))
     }
+
+    /// The plain types are compared in place: equal values of the same type are kept, any
+    /// difference of value or of type is a replacement.
+    @Test func plainValuesAreComparedByValueAndType() {
+        let date = Date(timeIntervalSinceReferenceDate: 42.5)
+        let long = String(repeating: "ü", count: 40)
+        #expect(!NSManagedObject.isReplacement(Int16(7), of: Int16(7)))
+        #expect(NSManagedObject.isReplacement(Int16(8), of: Int16(7)))
+        #expect(!NSManagedObject.isReplacement(Int32(-1), of: Int32(-1)))
+        #expect(!NSManagedObject.isReplacement(Int64.max, of: Int64.max))
+        #expect(NSManagedObject.isReplacement(Int64.max, of: Int64.min))
+        #expect(!NSManagedObject.isReplacement(3, of: 3))
+        #expect(!NSManagedObject.isReplacement(2.5, of: 2.5))
+        #expect(NSManagedObject.isReplacement(2.5, of: 2.25))
+        #expect(NSManagedObject.isReplacement(Double.nan, of: Double.nan))
+        #expect(!NSManagedObject.isReplacement(Float(1), of: Float(1)))
+        #expect(!NSManagedObject.isReplacement(true, of: true))
+        #expect(NSManagedObject.isReplacement(false, of: true))
+        #expect(!NSManagedObject.isReplacement(date, of: Date(timeIntervalSinceReferenceDate: 42.5)))
+        #expect(NSManagedObject.isReplacement(date.addingTimeInterval(1), of: date))
+        #expect(!NSManagedObject.isReplacement(String(long.reversed()), of: long))
+        #expect(NSManagedObject.isReplacement(long + "!", of: long))
+        // Values of different types go on to `AnyHashable`, which takes the same number in
+        // another type or as an `NSNumber` for equal, as `NSNumber` comparisons do.
+        #expect(!NSManagedObject.isReplacement(Int32(7), of: Int16(7)))
+        #expect(!NSManagedObject.isReplacement(NSNumber(value: 7), of: Int16(7)))
+        #expect(NSManagedObject.isReplacement(NSNumber(value: 8), of: Int16(7)))
+        #expect(NSManagedObject.isReplacement(Int16(7), of: nil))
+    }
 }
