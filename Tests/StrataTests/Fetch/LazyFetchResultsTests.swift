@@ -60,6 +60,33 @@ final class LazyOther: NSManagedObject {
         }
     }
 
+    /// Batches whose keys run without a gap are read as one key range, the others by their
+    /// keys: both give each position its own row, gaps (deleted rows) included.
+    @Test func batchesWithAndWithoutGapsReadTheirOwnRows() throws {
+        let store = try Self.store(count: 120)
+        defer { store.remove() }
+        let context = store.newContext()
+        try context.performAndWait {
+            let doomed = NSFetchRequest<LazyReading>(entityName: "LazyReading")
+            doomed.predicate = NSPredicate(format: "serial IN %@", [13, 14, 57, 58, 59, 100])
+            for reading in try context.fetch(doomed) { context.delete(reading) }
+            try context.save()
+            let request = NSFetchRequest<LazyReading>(entityName: "LazyReading")
+            request.fetchBatchSize = 10
+            let lazy = try context.fetchLazily(request)
+            let expected = (1...120).filter { ![13, 14, 57, 58, 59, 100].contains($0) }.map(Int64.init)
+            #expect(lazy.map(\.serial) == expected)
+            #expect(lazy.map(\.label) == expected.map { "r\($0)" })
+        }
+        #expect(SQLiteStore.consecutiveRange([4, 5, 6, 7]) == 4...7)
+        #expect(SQLiteStore.consecutiveRange([Int64.max - 1, .max]) == (Int64.max - 1)...Int64.max)
+        #expect(SQLiteStore.consecutiveRange([4, 6, 7]) == nil)
+        #expect(SQLiteStore.consecutiveRange([7, 6, 5]) == nil)
+        #expect(SQLiteStore.consecutiveRange([5, 5]) == nil)
+        #expect(SQLiteStore.consecutiveRange([5]) == nil)
+        #expect(SQLiteStore.consecutiveRange([]) == nil)
+    }
+
     @Test func onlyTheLatestBatchStaysInTheContext() throws {
         let store = try Self.store(count: 1000)
         defer { store.remove() }

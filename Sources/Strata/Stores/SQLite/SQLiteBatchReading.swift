@@ -7,6 +7,17 @@ internal import GRDBSQLite
 extension SQLiteStore {
     private static let chunk = 500
 
+    /// The keys as a closed range, when they are its every value, each once, in increasing order.
+    static func consecutiveRange(_ keys: [Int64]) -> ClosedRange<Int64>? {
+        guard let first = keys.first, let last = keys.last, keys.count > 1 else { return nil }
+        var expected = first
+        for key in keys {
+            guard key == expected else { return nil }
+            expected &+= 1
+        }
+        return first...last
+    }
+
     func sqliteSnapshots(for objectIDs: [NSManagedObjectID]) throws -> [Snapshot] {
         let (database, mapping) = try openDatabase()
         let byTable = Dictionary(grouping: objectIDs.filter { !$0.isTemporaryID }) {
@@ -17,14 +28,24 @@ extension SQLiteStore {
             for (_, ids) in byTable {
                 guard let expected = ids.first.flatMap({ mapping.mapping(for: $0.entity) }) else { continue }
                 let columns = mapping.selectColumns[expected.table] ?? ["Z_PK", "Z_ENT", "Z_OPT"]
+                let select = "SELECT \(columns.joined(separator: ", ")) FROM \(expected.table) WHERE Z_PK"
                 for start in stride(from: 0, to: ids.count, by: Self.chunk) {
                     let part = ids[start..<min(ids.count, start + Self.chunk)]
-                    let marks = Array(repeating: "?", count: part.count).joined(separator: ", ")
-                    let sql = "SELECT \(columns.joined(separator: ", ")) FROM \(expected.table) WHERE Z_PK IN (\(marks))"
+                    let keys = part.map(\.primaryKey)
                     let decoder = SQLiteRowDecoder(store: self, mapping: mapping, expected: expected)
-                    snapshots += try readRows(db, sql: sql, arguments: StatementArguments(part.map(\.primaryKey))) {
-                        decoder.decode($0)
-                    }
+                    // Keys that run without a gap (the batches of a fetch in key order) are one
+                    // range of the table: the same rows as `IN (…)`, read without binding and
+                    // looking up each key.
+                    let (sql, arguments): (String, StatementArguments) =
+                        if let range = Self.consecutiveRange(keys) {
+                            ("\(select) BETWEEN ? AND ?", [range.lowerBound, range.upperBound])
+                        } else {
+                            (
+                                "\(select) IN (\(Array(repeating: "?", count: keys.count).joined(separator: ", ")))",
+                                StatementArguments(keys)
+                            )
+                        }
+                    snapshots += try readRows(db, sql: sql, arguments: arguments) { decoder.decode($0) }
                 }
             }
             return snapshots

@@ -151,6 +151,16 @@ final class SQLiteRowDecoder {
         return plan
     }
 
+    /// The ID of the statement's current row, from its key and entity-number columns.
+    func objectID(_ statement: SQLiteStatement, key: Int32, entity: Int32) -> NSManagedObjectID {
+        let number: Int? =
+            sqlite3_column_type(statement, entity) == SQLITE_NULL ? nil : Int(sqlite3_column_int64(statement, entity))
+        let plan = plan(for: number)
+        return NSManagedObjectID(
+            entity: plan.entity, primaryKey: sqlite3_column_int64(statement, key), store: store,
+            storeIdentifier: storeIdentifier, root: plan.root)
+    }
+
     /// The statement's current row as a snapshot.
     func decode(_ statement: SQLiteStatement) -> Snapshot {
         let key = sqlite3_column_int64(statement, 0)

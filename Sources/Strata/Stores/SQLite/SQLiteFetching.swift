@@ -26,9 +26,8 @@ extension SQLiteStore {
         guard let expected = mapping.mapping(for: plan.entity) else { return [] }
         let (sql, arguments) = try selectSQL(columnList: "t0.Z_PK, t0.Z_ENT", plan: plan, mapping: mapping)
         return try database.unsafeRead { db in
-            try readRows(db, sql: sql, arguments: arguments) { statement in
-                objectID(statement, key: 0, entity: 1, mapping: mapping, expected: expected)
-            }
+            let decoder = SQLiteRowDecoder(store: self, mapping: mapping, expected: expected)
+            return try readRows(db, sql: sql, arguments: arguments) { decoder.objectID($0, key: 0, entity: 1) }
         }
     }
 
@@ -64,15 +63,6 @@ extension SQLiteStore {
         let statement = try db.cachedStatement(sql: sql)
         let cursor = try Row.fetchCursor(statement, arguments: arguments)
         while try cursor.next() != nil { try body(statement.sqliteStatement) }
-    }
-
-    /// The ID of a row from its key and entity-number columns.
-    func objectID(
-        _ statement: SQLiteStatement, key: Int32, entity: Int32, mapping: SQLiteStoreMapping, expected: SQLiteEntityMapping
-    ) -> NSManagedObjectID {
-        objectID(
-            entity: rowEntity(statement, column: entity, mapping: mapping, expected: expected),
-            primaryKey: sqlite3_column_int64(statement, key))
     }
 
     /// The entity of a row of `expected`'s table, from its entity-number column.
