@@ -250,13 +250,21 @@ open class NSPersistentStoreCoordinator: NSObject, ObjectStore, @unchecked Senda
     func snapshots(for objectIDs: [NSManagedObjectID]) throws -> [Snapshot] {
         var found: [Snapshot] = []
         var missing: [ObjectIdentifier: (store: NSPersistentStore, ids: [NSManagedObjectID])] = [:]
-        for id in objectIDs {
-            if let cached = rowCache.snapshot(for: id) {
+        // IDs of one store in a row (a batch, most often) are collected without hashing.
+        var run: (store: NSPersistentStore, ids: [NSManagedObjectID])?
+        for (id, cached) in zip(objectIDs, rowCache.snapshots(for: objectIDs)) {
+            if let cached {
                 found.append(cached)
             } else if let store = id.persistentStore, store.persistentStoreCoordinator === self {
-                missing[ObjectIdentifier(store), default: (store, [])].ids.append(id)
+                if let current = run?.store, current === store {
+                    run?.ids.append(id)
+                    continue
+                }
+                if let run { missing[ObjectIdentifier(run.store), default: (run.store, [])].ids += run.ids }
+                run = (store, [id])
             }
         }
+        if let run { missing[ObjectIdentifier(run.store), default: (run.store, [])].ids += run.ids }
         for (_, group) in missing {
             // Not kept in the row cache: the callers (batches, prefetching) give each row to
             // its object at once.

@@ -25,6 +25,14 @@ final class RowCache: @unchecked Sendable {
         state.withLock { $0.entries[ObjectKey(objectID)] }
     }
 
+    /// The cached snapshot of each ID, or `nil`, looked up under one lock.
+    func snapshots(for objectIDs: [NSManagedObjectID]) -> [Snapshot?] {
+        state.withLock { state in
+            guard !state.entries.isEmpty else { return [Snapshot?](repeating: nil, count: objectIDs.count) }
+            return objectIDs.map { state.entries[ObjectKey($0)] }
+        }
+    }
+
     func store(_ snapshots: some Sequence<Snapshot>) {
         state.withLock { state in
             var stored = 0

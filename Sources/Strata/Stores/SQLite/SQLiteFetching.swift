@@ -38,8 +38,18 @@ extension SQLiteStore {
         guard let expected = mapping.mapping(for: plan.entity) else { return }
         let (sql, arguments) = try selectSQL(columnList: "t0.Z_PK, t0.Z_ENT", plan: plan, mapping: mapping)
         try database.unsafeRead { db in
+            // The entity of the previous row's number, which the next row most often shares.
+            var last: (number: Int?, entity: NSEntityDescription)?
             try forEachRow(db, sql: sql, arguments: arguments) { statement in
-                let entity = rowEntity(statement, column: 1, mapping: mapping, expected: expected)
+                let number: Int? =
+                    sqlite3_column_type(statement, 1) == SQLITE_NULL ? nil : Int(sqlite3_column_int64(statement, 1))
+                let entity: NSEntityDescription
+                if let last, last.number == number {
+                    entity = last.entity
+                } else {
+                    entity = mapping.mapping(number: number, rowOf: expected).entity
+                    last = (number, entity)
+                }
                 keys.append(entity: entity, store: self, primaryKey: sqlite3_column_int64(statement, 0))
             }
         }
@@ -63,15 +73,6 @@ extension SQLiteStore {
         let statement = try db.cachedStatement(sql: sql)
         let cursor = try Row.fetchCursor(statement, arguments: arguments)
         while try cursor.next() != nil { try body(statement.sqliteStatement) }
-    }
-
-    /// The entity of a row of `expected`'s table, from its entity-number column.
-    private func rowEntity(
-        _ statement: SQLiteStatement, column: Int32, mapping: SQLiteStoreMapping, expected: SQLiteEntityMapping
-    ) -> NSEntityDescription {
-        let number: Int? =
-            sqlite3_column_type(statement, column) == SQLITE_NULL ? nil : Int(sqlite3_column_int64(statement, column))
-        return mapping.mapping(number: number, rowOf: expected).entity
     }
 
     func sqliteCount(_ plan: FetchPlan) throws -> Int {
