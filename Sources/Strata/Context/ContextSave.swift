@@ -107,16 +107,37 @@ extension NSManagedObjectContext {
     }
 
     /// An object's values in store form; to-many relationships not loaded stay `nil`.
+    ///
+    /// The object's own array is the start: its stored attributes are already in store form,
+    /// so that an entity without relationships or transient attributes shares the array
+    /// instead of copying it value by value.
     private func storeValues(of object: NSManagedObject) -> [Any?] {
-        var values = [Any?](repeating: nil, count: object.layout.properties.count)
-        for index in object.layout.persistentIndexes {
-            switch object.layout.kinds[index] {
-            case .toOne: values[index] = (object.values[index] as? NSManagedObject)?.objectID
-            case .toMany: values[index] = (object.values[index] as? [NSManagedObject])?.map(\.objectID)
-            default: values[index] = object.values[index]
+        let layout = object.layout
+        guard object.values.count == layout.properties.count else {
+            var values = [Any?](repeating: nil, count: layout.properties.count)
+            for index in layout.persistentIndexes where index < object.values.count {
+                values[index] = Self.storeValue(object.values[index], kind: layout.kinds[index])
             }
+            return values
+        }
+        var values = object.values
+        for index in layout.objectOnlyIndexes {
+            // Relationships become IDs; transient attributes and fetched properties are not stored.
+            let persistent =
+                (layout.kinds[index] == .toOne || layout.isToMany(index)) && !layout.properties[index].isTransient
+            values[index] = persistent ? Self.storeValue(values[index], kind: layout.kinds[index]) : nil
         }
         return values
+    }
+
+    /// A persistent property's value in store form: destinations as IDs (`nil` for a to-many
+    /// relationship not loaded).
+    private static func storeValue(_ value: Any?, kind: EntityLayout.Kind) -> Any? {
+        switch kind {
+        case .toOne: (value as? NSManagedObject)?.objectID
+        case .toMany: (value as? [NSManagedObject])?.map(\.objectID)
+        default: value
+        }
     }
 
     /// Uniqueness conflicts among the context's objects and with the store, resolved by the

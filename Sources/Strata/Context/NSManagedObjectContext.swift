@@ -253,7 +253,11 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     /// Called by objects when a value changed.
     func objectDidChange(_ object: NSManagedObject) {
-        guard !object.faulted, !inserted.contains(object), !deleted.contains(object) else { return }
+        guard !object.faulted, !inserted.contains(object) else { return }
+        // Changed again in the same event: already registered and in both sets (deleting an
+        // object takes it out of them), so nothing more to look up.
+        if eventUpdated.contains(object) && updated.contains(object) { return }
+        guard !deleted.contains(object) else { return }
         if registry[ObjectKey(object.objectID)] !== object { register(object) }
         updated.insert(object)
         eventUpdated.insert(object)
