@@ -225,10 +225,9 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     open func validateValue(_ value: inout Any?, forKey key: String) throws {
         // An attribute without rules that has a value is valid: said without preparing the
         // texts of the errors it cannot have (every save asks for every property).
-        if let present = value, let index = layout.index(of: key), layout.isRuleFreeAttribute[index],
-            !ManagedValueCoercion.isNull(present)
-        {
-            return
+        if let index = layout.index(of: key), layout.isRuleFreeAttribute[index] {
+            if PlainValues.isPresentPlainValue(value) { return }
+            if let present = value, !ManagedValueCoercion.isNull(present) { return }
         }
         if let error = modelRuleError(for: value, forKey: key) { throw error }
     }

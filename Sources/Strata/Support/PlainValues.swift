@@ -36,6 +36,21 @@ enum PlainValues {
         }
     }
 
+    /// Whether an optional value holds a value of one of the plain types (so neither `nil`
+    /// nor `NSNull`), told from its container's type word without copying it. `false` means
+    /// "not known to be": the caller looks further.
+    static func isPresentPlainValue(_ value: Any?) -> Bool {
+        guard MemoryLayout<Any?>.size == 4 * MemoryLayout<Int>.size else { return false }
+        let type = withUnsafeBytes(of: value) { $0.load(fromByteOffset: 3 * MemoryLayout<Int>.size, as: UInt.self) }
+        switch type {
+        case metadata(String.self), metadata(Int16.self), metadata(Int32.self), metadata(Int64.self),
+            metadata(Double.self), metadata(Float.self), metadata(Bool.self), metadata(Date.self), metadata(Int.self):
+            return true
+        default:
+            return false
+        }
+    }
+
     @inline(__always)
     private static func metadata(_ type: Any.Type) -> UInt {
         UInt(bitPattern: unsafeBitCast(type, to: UnsafeRawPointer.self))

@@ -122,4 +122,18 @@ import Testing
         #expect(NSManagedObject.isReplacement(NSNumber(value: 8), of: Int16(7)))
         #expect(NSManagedObject.isReplacement(Int16(7), of: nil))
     }
+
+    /// Rule-free attributes with a value pass validation at once when the value is of a plain
+    /// type; `nil`, `NSNull` and other types are left to the full check.
+    @Test func presentPlainValuesAreToldFromTheirContainer() {
+        #expect(PlainValues.isPresentPlainValue(Int16(3)))
+        #expect(PlainValues.isPresentPlainValue("text"))
+        #expect(PlainValues.isPresentPlainValue(String(repeating: "long text ", count: 9)))
+        #expect(PlainValues.isPresentPlainValue(Date()))
+        #expect(PlainValues.isPresentPlainValue(2.5))
+        #expect(!PlainValues.isPresentPlainValue(nil))
+        #expect(!PlainValues.isPresentPlainValue(NSNull()))
+        #expect(!PlainValues.isPresentPlainValue(NSNumber(value: 3)))
+        #expect(!PlainValues.isPresentPlainValue(Data([1])))
+    }
 }
