@@ -17,11 +17,21 @@ extension NSManagedObject {
         var errors: [NSError] = []
         for index in layout.validatedIndexes {
             let name = layout.name(at: index)
-            let current = primitiveValue(at: index)
-            var proposed = current
+            var proposed = primitiveValue(at: index)
+            // A hook that leaves an attribute's value alone leaves its container's words as they
+            // were (the object still holds the value read, so equal words are that very value);
+            // one that assigns is asked whether it replaced the value. Relationships, whose
+            // values are made for the call (`NSSet`s), are compared with what was passed.
+            let isAttribute = layout.kinds[index] == .attribute
+            let before = isAttribute ? Self.words(of: proposed) : nil
+            let passed = isAttribute ? nil : proposed
             do {
                 try validateValue(&proposed, forKey: name)
-                if Self.isReplacement(proposed, of: current) { setValue(proposed, forKey: name) }
+                if !Self.sameWords(Self.words(of: proposed), before),
+                    Self.isReplacement(proposed, of: isAttribute ? primitiveValue(at: index) : passed)
+                {
+                    setValue(proposed, forKey: name)
+                }
             } catch let error as NSError {
                 if error.code == NSValidationMultipleErrorsError, let detailed = error.userInfo[NSDetailedErrorsKey] as? [NSError]
                 {
@@ -72,6 +82,24 @@ extension NSManagedObject {
             guard let attribute = property as? NSAttributeDescription else { return nil }
             return AttributeValidation.error(for: value, of: attribute, on: self)
         }
+    }
+
+    /// The words of an optional value's container, to tell whether it was assigned to.
+    /// `nil` where an `Any?` is not four words (three of value buffer, the type's metadata).
+    static func words(of value: Any?) -> (UInt, UInt, UInt, UInt)? {
+        withUnsafeBytes(of: value) { bytes -> (UInt, UInt, UInt, UInt)? in
+            let size = MemoryLayout<UInt>.size
+            guard bytes.count == 4 * size else { return nil }
+            return (
+                bytes.load(as: UInt.self), bytes.load(fromByteOffset: size, as: UInt.self),
+                bytes.load(fromByteOffset: 2 * size, as: UInt.self), bytes.load(fromByteOffset: 3 * size, as: UInt.self)
+            )
+        }
+    }
+
+    private static func sameWords(_ lhs: (UInt, UInt, UInt, UInt)?, _ rhs: (UInt, UInt, UInt, UInt)?) -> Bool {
+        guard let lhs, let rhs else { return false }
+        return lhs == rhs
     }
 
     /// Whether a validation hook replaced a value: by equality for hashable values, by
