@@ -39,7 +39,7 @@ struct ObjectSet {
     /// The objects in the order they were added; a removed object leaves a hole.
     private var list: [NSManagedObject?] = []
     /// Each member's place in `list`.
-    private var positions: [ObjectIdentifier: Int] = [:]
+    private var positions = IdentityPositions()
 
     var isEmpty: Bool { positions.isEmpty }
     var count: Int { positions.count }
@@ -47,9 +47,7 @@ struct ObjectSet {
     func contains(_ object: NSManagedObject) -> Bool { positions[ObjectIdentifier(object)] != nil }
 
     mutating func insert(_ object: NSManagedObject) {
-        let key = ObjectIdentifier(object)
-        guard positions[key] == nil else { return }
-        positions[key] = list.count
+        guard positions.insert(ObjectIdentifier(object), list.count) else { return }
         list.append(object)
     }
 
@@ -62,7 +60,8 @@ struct ObjectSet {
             // Mostly holes: closed up, so that `objects` stays proportional to the members.
             let members = list.compactMap { $0 }
             list = members
-            positions = Dictionary(uniqueKeysWithValues: members.enumerated().map { (ObjectIdentifier($1), $0) })
+            positions = IdentityPositions()
+            for (position, member) in members.enumerated() { positions.insert(ObjectIdentifier(member), position) }
         }
     }
 
