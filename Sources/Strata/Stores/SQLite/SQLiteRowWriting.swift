@@ -6,15 +6,36 @@ internal import GRDBSQLite
 /// entity (per changed-column set for updates), the statement is prepared once per
 /// connection (GRDB's statement cache), and values are bound by position with SQLite's
 /// typed functions: a save of 100,000 rows builds no SQL and no argument arrays per row.
+/// The statements of the rows a save wrote last: the next row of the same entity (and, for an
+/// update, the same changed properties) is bound to the same statement after a reset, without
+/// hashing the SQL text to find it in the connection's cache or resetting GRDB's arguments.
+/// Made for one save's transaction, where nothing else runs these statements between rows.
+final class SQLiteRowStatements {
+    fileprivate var insertEntity = -1
+    fileprivate var insert: Statement?
+    fileprivate var updateEntity = -1
+    fileprivate var updateChanged: [Int] = []
+    fileprivate var updatePositions: [Int] = []
+    fileprivate var update: Statement?
+}
+
 extension SQLiteStore {
     func insertRow(
         _ change: RowChange, as id: NSManagedObjectID, db: Database, mapping: SQLiteStoreMapping,
-        resolve: (NSManagedObjectID) -> NSManagedObjectID, files: SQLiteExternalStorage
+        resolve: (NSManagedObjectID) -> NSManagedObjectID, files: SQLiteExternalStorage, statements: SQLiteRowStatements
     ) throws {
         guard let entity = mapping.mapping(for: id.entity) else {
             throw CoreDataError.make(NSPersistentStoreSaveError, "Entity \(id.entity.name ?? "?") is not in the store's model.")
         }
-        let statement = try Self.cleared(db.cachedStatement(sql: entity.insertSQL))
+        let statement: Statement
+        if let last = statements.insert, statements.insertEntity == entity.number {
+            sqlite3_reset(last.sqliteStatement)
+            statement = last
+        } else {
+            statement = try Self.cleared(db.cachedStatement(sql: entity.insertSQL))
+            statements.insert = statement
+            statements.insertEntity = entity.number
+        }
         let raw = statement.sqliteStatement
         sqlite3_bind_int64(raw, 1, id.primaryKey)
         sqlite3_bind_int64(raw, 2, Int64(entity.number))
@@ -30,30 +51,43 @@ extension SQLiteStore {
     /// expected version (or gone).
     func updateRow(
         _ change: RowChange, db: Database, mapping: SQLiteStoreMapping, resolve: (NSManagedObjectID) -> NSManagedObjectID,
-        files: SQLiteExternalStorage
+        files: SQLiteExternalStorage, statements: SQLiteRowStatements
     ) throws -> Bool {
         guard let entity = mapping.mapping(for: change.objectID.entity) else { return false }
         if entity.hasExternalStorage {
             try files.noteReplacedFiles(ofRow: change.objectID.primaryKey, in: entity, changed: change.changed, db: db)
         }
-        // `changed` and `columns` both follow the layout's order: walk them together.
-        var positions: [Int] = []
-        var next = change.changed.startIndex
-        for (position, column) in entity.columns.enumerated() {
-            while next < change.changed.endIndex && change.changed[next] < column.index { next += 1 }
-            if next < change.changed.endIndex && change.changed[next] == column.index { positions.append(position) }
-        }
-        let key = SQLiteStoreMapping.UpdateKey(entity: entity.number, columns: positions)
-        let sql = mapping.updateTexts.text(for: key) {
-            let assignments = positions.flatMap { position -> [String] in
-                let column = entity.columns[position]
-                guard case .toOne(_, let entityColumn?) = column.binding else { return ["\(column.name) = ?"] }
-                return ["\(column.name) = ?", "\(entityColumn) = ?"]
+        let positions: [Int]
+        let statement: Statement
+        if let last = statements.update, statements.updateEntity == entity.number, statements.updateChanged == change.changed {
+            sqlite3_reset(last.sqliteStatement)
+            statement = last
+            positions = statements.updatePositions
+        } else {
+            // `changed` and `columns` both follow the layout's order: walk them together.
+            var found: [Int] = []
+            var next = change.changed.startIndex
+            for (position, column) in entity.columns.enumerated() {
+                while next < change.changed.endIndex && change.changed[next] < column.index { next += 1 }
+                if next < change.changed.endIndex && change.changed[next] == column.index { found.append(position) }
             }
-            return
-                "UPDATE \(entity.table) SET \((assignments + ["Z_OPT = ?"]).joined(separator: ", ")) WHERE Z_PK = ? AND Z_OPT = ?"
+            positions = found
+            let key = SQLiteStoreMapping.UpdateKey(entity: entity.number, columns: positions)
+            let sql = mapping.updateTexts.text(for: key) {
+                let assignments = positions.flatMap { position -> [String] in
+                    let column = entity.columns[position]
+                    guard case .toOne(_, let entityColumn?) = column.binding else { return ["\(column.name) = ?"] }
+                    return ["\(column.name) = ?", "\(entityColumn) = ?"]
+                }
+                return
+                    "UPDATE \(entity.table) SET \((assignments + ["Z_OPT = ?"]).joined(separator: ", ")) WHERE Z_PK = ? AND Z_OPT = ?"
+            }
+            statement = try Self.cleared(db.cachedStatement(sql: sql))
+            statements.update = statement
+            statements.updateEntity = entity.number
+            statements.updateChanged = change.changed
+            statements.updatePositions = positions
         }
-        let statement = try Self.cleared(db.cachedStatement(sql: sql))
         let raw = statement.sqliteStatement
         var parameter: Int32 = 1
         for position in positions {

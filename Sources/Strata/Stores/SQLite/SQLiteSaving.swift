@@ -71,13 +71,17 @@ extension SQLiteStore {
                 for change in request.deletes where !(try deleteRow(change, db: db, mapping: mapping, files: files)) {
                     conflicts.append(try conflict(for: change, db: db, mapping: mapping))
                 }
+                let statements = SQLiteRowStatements()
                 for change in request.inserts {
                     let id = resolve(change.objectID)
-                    try insertRow(change, as: id, db: db, mapping: mapping, resolve: resolve, files: files)
+                    try insertRow(
+                        change, as: id, db: db, mapping: mapping, resolve: resolve, files: files, statements: statements)
                     result.snapshots[id] = snapshot(of: change, as: id, version: 1, resolve: resolve)
                 }
                 for change in request.updates {
-                    if try updateRow(change, db: db, mapping: mapping, resolve: resolve, files: files) {
+                    if try updateRow(
+                        change, db: db, mapping: mapping, resolve: resolve, files: files, statements: statements)
+                    {
                         result.snapshots[change.objectID] = snapshot(
                             of: change, as: change.objectID, version: change.expectedVersion + 1, resolve: resolve)
                     } else {
