@@ -295,8 +295,10 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
         fireFault()
         if layout.isToMany(index) {
             values[index] = Self.objects(in: value)
-        } else if let value, let stored = layout.storedTypes[index], ObjectIdentifier(type(of: value)) == stored {
-            values[index] = value  // already in stored form: typed setters land here
+        } else if let stored = layout.storedTypes[index], PlainValues.containerType(value) == UInt(bitPattern: stored) {
+            // Already in stored form (a value type's container names it exactly): typed
+            // setters land here.
+            values[index] = value
         } else {
             values[index] = ManagedValueCoercion.storedValue(value, for: layout.properties[index])
         }

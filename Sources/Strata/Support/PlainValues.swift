@@ -36,6 +36,14 @@ enum PlainValues {
         }
     }
 
+    /// The type word of an optional value's container, read in place: the value's type for
+    /// values of value types, 0 for `nil`; for a class instance, possibly a superclass (the
+    /// type it was boxed as), so that it is only ever compared with value types.
+    static func containerType(_ value: Any?) -> UInt {
+        guard MemoryLayout<Any?>.size == 4 * MemoryLayout<Int>.size else { return 0 }
+        return withUnsafeBytes(of: value) { $0.load(fromByteOffset: 3 * MemoryLayout<Int>.size, as: UInt.self) }
+    }
+
     /// Whether an optional value holds a value of one of the plain types (so neither `nil`
     /// nor `NSNull`), told from its container's type word without copying it. `false` means
     /// "not known to be": the caller looks further.
