@@ -17,6 +17,8 @@ final class SQLiteRowStatements {
     fileprivate var updateChanged: [Int] = []
     fileprivate var updatePositions: [Int] = []
     fileprivate var update: Statement?
+    fileprivate var deleteEntity = -1
+    fileprivate var delete: Statement?
 }
 
 extension SQLiteStore {
@@ -104,12 +106,21 @@ extension SQLiteStore {
     /// Deletes a row at the expected version, and its join-table links; `false` when the
     /// row is not at that version (or gone).
     func deleteRow(
-        _ change: RowChange, db: Database, mapping: SQLiteStoreMapping, files: SQLiteExternalStorage
+        _ change: RowChange, db: Database, mapping: SQLiteStoreMapping, files: SQLiteExternalStorage,
+        statements: SQLiteRowStatements
     ) throws -> Bool {
         guard let entity = mapping.mapping(for: change.objectID.entity) else { return false }
         let key = change.objectID.primaryKey
         if entity.hasExternalStorage { try files.noteReplacedFiles(ofRow: key, in: entity, changed: nil, db: db) }
-        let statement = try Self.cleared(db.cachedStatement(sql: entity.deleteSQL))
+        let statement: Statement
+        if let last = statements.delete, statements.deleteEntity == entity.number {
+            sqlite3_reset(last.sqliteStatement)
+            statement = last
+        } else {
+            statement = try Self.cleared(db.cachedStatement(sql: entity.deleteSQL))
+            statements.delete = statement
+            statements.deleteEntity = entity.number
+        }
         sqlite3_bind_int64(statement.sqliteStatement, 1, key)
         sqlite3_bind_int64(statement.sqliteStatement, 2, change.expectedVersion)
         try statement.execute()

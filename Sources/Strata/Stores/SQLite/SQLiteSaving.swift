@@ -68,10 +68,11 @@ extension SQLiteStore {
                 // Deletes first, so that a row replacing a deleted one with the same unique
                 // values (an overwrite merge) does not trip the unique index.
                 var conflicts: [VersionConflict] = []
-                for change in request.deletes where !(try deleteRow(change, db: db, mapping: mapping, files: files)) {
+                let statements = SQLiteRowStatements()
+                for change in request.deletes
+                where !(try deleteRow(change, db: db, mapping: mapping, files: files, statements: statements)) {
                     conflicts.append(try conflict(for: change, db: db, mapping: mapping))
                 }
-                let statements = SQLiteRowStatements()
                 for change in request.inserts {
                     let id = resolve(change.objectID)
                     try insertRow(
