@@ -125,7 +125,10 @@ extension NSManagedObjectContext {
             // Relationships become IDs; transient attributes and fetched properties are not stored.
             let persistent =
                 (layout.kinds[index] == .toOne || layout.isToMany(index)) && !layout.properties[index].isTransient
-            values[index] = persistent ? Self.storeValue(values[index], kind: layout.kinds[index]) : nil
+            let stored = persistent ? Self.storeValue(values[index], kind: layout.kinds[index]) : nil
+            // Writing nil over nil would still copy the array the object shares.
+            if stored == nil && values[index] == nil { continue }
+            values[index] = stored
         }
         return values
     }

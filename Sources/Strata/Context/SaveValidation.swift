@@ -49,7 +49,7 @@ extension NSManagedObject {
     /// `AttributeValidation`. Unknown keys and derived attributes (computed by the store)
     /// pass.
     func modelRuleError(for proposed: Any?, forKey key: String) -> NSError? {
-        guard let index = layout.indexByName[key] else { return nil }
+        guard let index = layout.index(of: key) else { return nil }
         let property = layout.properties[index]
         let value = proposed.flatMap { $0 is NSNull ? nil : $0 }
         // Made only for an error's text: most properties pass, and every save asks.
