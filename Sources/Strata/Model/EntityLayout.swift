@@ -28,6 +28,9 @@ final class EntityLayout: @unchecked Sendable {
     /// Whether the property is a stored attribute with no rule but "required": any value it
     /// holds is valid, so that validation looks no further than whether there is one.
     let isRuleFreeAttribute: [Bool]
+    /// Whether the property is an optional to-one relationship, which any value (or none)
+    /// passes: Core Data's rules for to-one relationships are about required ones only.
+    let isOptionalToOne: [Bool]
     /// The properties a save validates: attributes and relationships, not derived attributes
     /// (the store computes them) or fetched properties.
     let validatedIndexes: [Int]
@@ -69,6 +72,7 @@ final class EntityLayout: @unchecked Sendable {
             else { return false }
             return !AttributeValidation.hasRules(attribute)
         }
+        isOptionalToOne = zip(properties, kinds).map { property, kind in kind == .toOne && property.isOptional }
         validatedIndexes = properties.indices.filter { index in
             kinds[index] != .other && !(properties[index] is NSDerivedAttributeDescription)
         }

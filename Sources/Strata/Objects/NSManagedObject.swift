@@ -21,7 +21,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     /// The object's entity.
     public let entity: NSEntityDescription
     /// The context the object was inserted into or fetched by.
-    public internal(set) weak var managedObjectContext: NSManagedObjectContext?
+    @exclusivity(unchecked) public internal(set) weak var managedObjectContext: NSManagedObjectContext?
 
     let layout: EntityLayout
     // The state below is only touched on the context's queue, which is what keeps accesses
@@ -223,11 +223,15 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     /// this for each property of inserted and updated objects, collects what it throws with
     /// the other errors, and keeps a replaced value.
     open func validateValue(_ value: inout Any?, forKey key: String) throws {
-        // An attribute without rules that has a value is valid: said without preparing the
-        // texts of the errors it cannot have (every save asks for every property).
-        if let index = layout.index(of: key), layout.isRuleFreeAttribute[index] {
-            if PlainValues.isPresentPlainValue(value) { return }
-            if let present = value, !ManagedValueCoercion.isNull(present) { return }
+        // An attribute without rules that has a value, and an optional to-one relationship, are
+        // valid: said without preparing the texts of the errors they cannot have (every save
+        // asks for every property).
+        if let index = layout.index(of: key) {
+            if layout.isOptionalToOne[index] { return }
+            if layout.isRuleFreeAttribute[index] {
+                if PlainValues.isPresentPlainValue(value) { return }
+                if let present = value, !ManagedValueCoercion.isNull(present) { return }
+            }
         }
         if let error = modelRuleError(for: value, forKey: key) { throw error }
     }

@@ -119,6 +119,33 @@ import Testing
         try expectSaveError(code: NSValidationMissingMandatoryPropertyError, key: "label") { $0.label = nil }
     }
 
+    /// A required to-one relationship left empty fails the save with 1570 naming it; an
+    /// optional one may stay empty; either passes once it points to an object.
+    @Test func toOneRelationshipsAreRequiredOnlyWhenNotOptional() throws {
+        let model = NSManagedObjectModel {
+            Entity("Slide") {
+                Attribute("caption", .stringAttributeType)
+                Relationship("tray", to: "Tray", inverse: "slides", optional: false)
+                Relationship("sleeve", to: "Sleeve", inverse: "slide")
+            }
+            Entity("Tray") { Relationship("slides", to: "Slide", inverse: "tray", toMany: true) }
+            Entity("Sleeve") { Relationship("slide", to: "Slide", inverse: "sleeve") }
+        }
+        let context = try ObjectGraphTests.Stack(model, type: NSInMemoryStoreType, at: nil).newContext()
+        try context.performAndWait {
+            let slide = NSManagedObject(entity: try #require(model.entitiesByName["Slide"]), insertInto: context)
+            F.expect(F.saveError(context), code: NSValidationMissingMandatoryPropertyError, key: "tray", object: slide)
+            let tray = NSManagedObject(entity: try #require(model.entitiesByName["Tray"]), insertInto: context)
+            slide.setValue(tray, forKey: "tray")
+            try context.save()
+            #expect(slide.value(forKey: "sleeve") == nil)
+            let sleeve = NSManagedObject(entity: try #require(model.entitiesByName["Sleeve"]), insertInto: context)
+            slide.setValue(sleeve, forKey: "sleeve")
+            try context.save()
+            #expect((slide.value(forKey: "sleeve") as? NSManagedObject) === sleeve)
+        }
+    }
+
     @Test func tooFewObjectsInAToManyRelationship() throws {
         try expectSaveError(code: NSValidationRelationshipLacksMinimumCountError, key: "tags") { specimen in
             specimen.tags.first?.specimen = nil
