@@ -23,17 +23,22 @@ struct IdentityPositions {
         Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> shift)
     }
 
-    subscript(_ object: ObjectIdentifier) -> Int? {
+    /// The slot holding the key, if it is in the table.
+    private func slot(of object: ObjectIdentifier) -> Int? {
         guard count > 0 else { return nil }
         let key = UInt(bitPattern: object)
         let mask = keys.count - 1
         var slot = home(of: key)
         while true {
             let current = keys[slot]
-            if current == key { return values[slot] }
+            if current == key { return slot }
             if current == Self.empty { return nil }
             slot = (slot + 1) & mask
         }
+    }
+
+    subscript(_ object: ObjectIdentifier) -> Int? {
+        slot(of: object).map { values[$0] }
     }
 
     /// Adds the key with its value; `false` (and no change) when the key is there already.
@@ -65,20 +70,10 @@ struct IdentityPositions {
     /// Removes the key; its value, or `nil` when it was not there.
     @discardableResult
     mutating func removeValue(forKey object: ObjectIdentifier) -> Int? {
-        guard count > 0 else { return nil }
-        let key = UInt(bitPattern: object)
-        let mask = keys.count - 1
-        var slot = home(of: key)
-        while true {
-            let current = keys[slot]
-            if current == key {
-                keys[slot] = Self.removed
-                count -= 1
-                return values[slot]
-            }
-            if current == Self.empty { return nil }
-            slot = (slot + 1) & mask
-        }
+        guard let slot = slot(of: object) else { return nil }
+        keys[slot] = Self.removed
+        count -= 1
+        return values[slot]
     }
 
     mutating func removeAll() {

@@ -11,14 +11,12 @@ internal import GRDBSQLite
 /// hashing the SQL text to find it in the connection's cache or resetting GRDB's arguments.
 /// Made for one save's transaction, where nothing else runs these statements between rows.
 final class SQLiteRowStatements {
-    fileprivate var insertEntity = -1
-    fileprivate var insert: Statement?
+    fileprivate var insert: (entity: Int, statement: Statement)?
     fileprivate var updateEntity = -1
     fileprivate var updateChanged: [Int] = []
     fileprivate var updatePositions: [Int] = []
     fileprivate var update: Statement?
-    fileprivate var deleteEntity = -1
-    fileprivate var delete: Statement?
+    fileprivate var delete: (entity: Int, statement: Statement)?
 }
 
 extension SQLiteStore {
@@ -29,15 +27,7 @@ extension SQLiteStore {
         guard let entity = mapping.mapping(for: id.entity) else {
             throw CoreDataError.make(NSPersistentStoreSaveError, "Entity \(id.entity.name ?? "?") is not in the store's model.")
         }
-        let statement: Statement
-        if let last = statements.insert, statements.insertEntity == entity.number {
-            sqlite3_reset(last.sqliteStatement)
-            statement = last
-        } else {
-            statement = try Self.cleared(db.cachedStatement(sql: entity.insertSQL))
-            statements.insert = statement
-            statements.insertEntity = entity.number
-        }
+        let statement = try Self.statement(reusing: &statements.insert, entity: entity.number, sql: entity.insertSQL, db: db)
         let raw = statement.sqliteStatement
         sqlite3_bind_int64(raw, 1, id.primaryKey)
         sqlite3_bind_int64(raw, 2, Int64(entity.number))
@@ -112,15 +102,7 @@ extension SQLiteStore {
         guard let entity = mapping.mapping(for: change.objectID.entity) else { return false }
         let key = change.objectID.primaryKey
         if entity.hasExternalStorage { try files.noteReplacedFiles(ofRow: key, in: entity, changed: nil, db: db) }
-        let statement: Statement
-        if let last = statements.delete, statements.deleteEntity == entity.number {
-            sqlite3_reset(last.sqliteStatement)
-            statement = last
-        } else {
-            statement = try Self.cleared(db.cachedStatement(sql: entity.deleteSQL))
-            statements.delete = statement
-            statements.deleteEntity = entity.number
-        }
+        let statement = try Self.statement(reusing: &statements.delete, entity: entity.number, sql: entity.deleteSQL, db: db)
         sqlite3_bind_int64(statement.sqliteStatement, 1, key)
         sqlite3_bind_int64(statement.sqliteStatement, 2, change.expectedVersion)
         try statement.execute()
@@ -138,6 +120,20 @@ extension SQLiteStore {
     private static func changedRows(_ db: Database) -> Bool {
         guard let connection = db.sqliteConnection else { return db.changesCount > 0 }
         return sqlite3_changes(connection) > 0
+    }
+
+    /// The statement of the previous row when it was of the same entity, reset; otherwise the
+    /// connection's statement for `sql`, cleared and remembered for the next row.
+    private static func statement(
+        reusing last: inout (entity: Int, statement: Statement)?, entity: Int, sql: String, db: Database
+    ) throws -> Statement {
+        if let last, last.entity == entity {
+            sqlite3_reset(last.statement.sqliteStatement)
+            return last.statement
+        }
+        let statement = try cleared(db.cachedStatement(sql: sql))
+        last = (entity, statement)
+        return statement
     }
 
     /// A cached statement ready for bindings by position: reset (whatever its last run
