@@ -106,11 +106,10 @@ extension NSManagedObject {
     /// identity for objects, by type for other values (a transformable struct that is not
     /// `Hashable` must not count as replaced, and written again, at every save).
     static func isReplacement(_ proposed: Any?, of current: Any?) -> Bool {
+        // The usual case first, a value of a plain type given back as it was: compared in
+        // place, without the conformance lookups of a cast to `AnyHashable`.
         if let equal = PlainValues.equalInPlace(proposed, current) { return !equal }
         guard let new = proposed, let old = current else { return (proposed == nil) != (current == nil) }
-        // The usual case first, a value of a plain type given back as it was: compared without
-        // the conformance lookups of a cast to `AnyHashable`.
-        if let equal = PlainValues.equal(new, old) { return !equal }
         if let new = new as? AnyHashable, let old = old as? AnyHashable { return new != old }
         guard type(of: new) is AnyClass, type(of: old) is AnyClass else {
             return ObjectIdentifier(type(of: new)) != ObjectIdentifier(type(of: old))

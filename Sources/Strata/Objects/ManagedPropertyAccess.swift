@@ -82,7 +82,8 @@ extension NSManagedObject {
         return value
     }
 
-    /// A property's value as typed accessors read it: through `value(forKey:)`, `NSNull` as `nil`.
+    /// A property's value as typed accessors read relationships (and any property while a
+    /// key path is being probed): through `value(forKey:)`, `NSNull` as `nil`.
     @usableFromInline
     func _managedStoredValue(forKey key: String) -> Any? {
         guard let value = value(forKey: key), !ManagedValueCoercion.isNull(value) else { return nil }

@@ -115,6 +115,12 @@ import Testing
         #expect(NSManagedObject.isReplacement(date.addingTimeInterval(1), of: date))
         #expect(!NSManagedObject.isReplacement(String(long.reversed()), of: long))
         #expect(NSManagedObject.isReplacement(long + "!", of: long))
+        let uuid = UUID()
+        #expect(!NSManagedObject.isReplacement(UUID(uuid: uuid.uuid), of: uuid))
+        #expect(NSManagedObject.isReplacement(UUID(), of: uuid))
+        #expect(!NSManagedObject.isReplacement(Data([1, 2, 3]), of: Data([1, 2, 3])))
+        #expect(NSManagedObject.isReplacement(Data([1, 2]), of: Data([1, 2, 3])))
+        #expect(!NSManagedObject.isReplacement(Data(repeating: 7, count: 100), of: Data(repeating: 7, count: 100)))
         // Values of different types go on to `AnyHashable`, which takes the same number in
         // another type or as an `NSNumber` for equal, as `NSNumber` comparisons do.
         #expect(!NSManagedObject.isReplacement(Int32(7), of: Int16(7)))

@@ -23,6 +23,11 @@ final class Gauge: NSManagedObject {
         accesses.append("did \(key ?? "-")")
         super.didAccessValue(forKey: key)
     }
+
+    override func value(forKey key: String) -> Any? {
+        accesses.append("value \(key)")
+        return super.value(forKey: key)
+    }
 }
 
 private func gaugeModel() -> NSManagedObjectModel {
@@ -93,6 +98,11 @@ private func gaugeModel() -> NSManagedObjectModel {
         _ = gauge.reading
         _ = gauge.label
         #expect(gauge.accesses == ["will reading", "did reading", "will label", "did label"])
+        // Typed getters of attributes read storage directly (DEVIATIONS.md); key-value coding
+        // goes through `value(forKey:)` and the same hooks.
+        gauge.accesses = []
+        #expect(gauge.value(forKey: "reading") as? Int32 == gauge.reading)
+        #expect(gauge.accesses == ["value reading", "will reading", "did reading", "will reading", "did reading"])
     }
 
     @Test func aTypedReadFiresTheFault() throws {

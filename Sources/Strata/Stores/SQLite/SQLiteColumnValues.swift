@@ -115,7 +115,7 @@ extension SQLiteStore {
     }
 }
 
-/// Decodes the rows of one query into snapshots. What depends only on a row's entity (its
+/// Decodes the rows of one query: snapshots, IDs or entities. What depends only on a row's entity (its
 /// layout, its read plan, its root for IDs) and the store's identifier are looked up once per
 /// entity, not once per row: with locks and dictionaries, that was a third of decoding a row.
 final class SQLiteRowDecoder {
@@ -151,11 +151,19 @@ final class SQLiteRowDecoder {
         return plan
     }
 
+    /// The plan of the current row's entity, from its entity-number column.
+    private func plan(_ statement: SQLiteStatement, entityColumn column: Int32) -> Plan {
+        plan(for: sqlite3_column_type(statement, column) == SQLITE_NULL ? nil : Int(sqlite3_column_int64(statement, column)))
+    }
+
+    /// The entity of the statement's current row, from its entity-number column.
+    func entity(_ statement: SQLiteStatement, entityColumn column: Int32) -> NSEntityDescription {
+        plan(statement, entityColumn: column).entity
+    }
+
     /// The ID of the statement's current row, from its key and entity-number columns.
     func objectID(_ statement: SQLiteStatement, key: Int32, entity: Int32) -> NSManagedObjectID {
-        let number: Int? =
-            sqlite3_column_type(statement, entity) == SQLITE_NULL ? nil : Int(sqlite3_column_int64(statement, entity))
-        let plan = plan(for: number)
+        let plan = plan(statement, entityColumn: entity)
         return NSManagedObjectID(
             entity: plan.entity, primaryKey: sqlite3_column_int64(statement, key), store: store,
             storeIdentifier: storeIdentifier, root: plan.root)
@@ -164,10 +172,8 @@ final class SQLiteRowDecoder {
     /// The statement's current row as a snapshot.
     func decode(_ statement: SQLiteStatement) -> Snapshot {
         let key = sqlite3_column_int64(statement, 0)
-        let number: Int? =
-            sqlite3_column_type(statement, 1) == SQLITE_NULL ? nil : Int(sqlite3_column_int64(statement, 1))
         let version: Int64 = sqlite3_column_type(statement, 2) == SQLITE_NULL ? 1 : sqlite3_column_int64(statement, 2)
-        let plan = plan(for: number)
+        let plan = plan(statement, entityColumn: 1)
         let count = plan.count
         // Appended in layout order (the read plan's order): no array of nils to overwrite.
         var values: [Any?] = []

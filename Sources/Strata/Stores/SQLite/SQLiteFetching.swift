@@ -38,19 +38,11 @@ extension SQLiteStore {
         guard let expected = mapping.mapping(for: plan.entity) else { return }
         let (sql, arguments) = try selectSQL(columnList: "t0.Z_PK, t0.Z_ENT", plan: plan, mapping: mapping)
         try database.unsafeRead { db in
-            // The entity of the previous row's number, which the next row most often shares.
-            var last: (number: Int?, entity: NSEntityDescription)?
+            let decoder = SQLiteRowDecoder(store: self, mapping: mapping, expected: expected)
             try forEachRow(db, sql: sql, arguments: arguments) { statement in
-                let number: Int? =
-                    sqlite3_column_type(statement, 1) == SQLITE_NULL ? nil : Int(sqlite3_column_int64(statement, 1))
-                let entity: NSEntityDescription
-                if let last, last.number == number {
-                    entity = last.entity
-                } else {
-                    entity = mapping.mapping(number: number, rowOf: expected).entity
-                    last = (number, entity)
-                }
-                keys.append(entity: entity, store: self, primaryKey: sqlite3_column_int64(statement, 0))
+                keys.append(
+                    entity: decoder.entity(statement, entityColumn: 1), store: self,
+                    primaryKey: sqlite3_column_int64(statement, 0))
             }
         }
     }
