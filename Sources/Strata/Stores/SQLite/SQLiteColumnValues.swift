@@ -31,8 +31,17 @@ extension SQLiteStore {
     func columnValue(
         _ statement: SQLiteStatement, _ position: Int32, kind: SQLiteValueKind, attribute: NSAttributeDescription
     ) -> Any? {
+        if let value = Self.typedColumnValue(statement, position, kind: kind) { return value }
+        let value = DatabaseValue(sqliteStatement: statement, index: position)
+        return SQLiteValueCodec.decode(value, attribute: attribute, externalData: externalData)
+    }
+
+    /// The value of a column of a common kind stored as that kind (or `NULL`, `.some(nil)`);
+    /// `nil` when it takes the codec. Needs no attribute, so a row decoder holds none.
+    @inline(__always)
+    static func typedColumnValue(_ statement: SQLiteStatement, _ position: Int32, kind: SQLiteValueKind) -> Any?? {
         switch (kind, sqlite3_column_type(statement, position)) {
-        case (_, SQLITE_NULL): return nil
+        case (_, SQLITE_NULL): return .some(nil)
         case (.int16, SQLITE_INTEGER): return Int16(truncatingIfNeeded: sqlite3_column_int64(statement, position))
         case (.int32, SQLITE_INTEGER): return Int32(truncatingIfNeeded: sqlite3_column_int64(statement, position))
         case (.int64, SQLITE_INTEGER): return sqlite3_column_int64(statement, position)
@@ -50,8 +59,7 @@ extension SQLiteStore {
             let count = Int(sqlite3_column_bytes(statement, position))
             return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
         default:
-            let value = DatabaseValue(sqliteStatement: statement, index: position)
-            return SQLiteValueCodec.decode(value, attribute: attribute, externalData: externalData)
+            return nil
         }
     }
 
@@ -60,24 +68,6 @@ extension SQLiteStore {
     /// many rows use one `SQLiteRowDecoder` for all of them.
     func decodeRow(_ statement: SQLiteStatement, mapping: SQLiteStoreMapping, expected: SQLiteEntityMapping) -> Snapshot {
         SQLiteRowDecoder(store: self, mapping: mapping, expected: expected).decode(statement)
-    }
-
-    /// The ID a to-one column points to, or `nil`.
-    fileprivate func destination(
-        _ statement: SQLiteStatement, _ position: Int32, column: SQLiteStoreMapping.ReadColumn,
-        relationship: NSRelationshipDescription, mapping: SQLiteStoreMapping
-    ) -> NSManagedObjectID? {
-        guard sqlite3_column_type(statement, position) == SQLITE_INTEGER,
-            let declared = relationship.destinationEntity.flatMap({ mapping.mapping(for: $0) })
-        else { return nil }
-        var number: Int?
-        if let entityPosition = column.entityPosition.map(Int32.init),
-            sqlite3_column_type(statement, entityPosition) == SQLITE_INTEGER
-        {
-            number = Int(sqlite3_column_int64(statement, entityPosition))
-        }
-        let destination = mapping.mapping(number: number, rowOf: declared).entity
-        return objectID(entity: destination, primaryKey: sqlite3_column_int64(statement, position))
     }
 
     /// Binds an attribute value to parameter `index` (1-based); throws as
@@ -119,12 +109,73 @@ extension SQLiteStore {
 /// layout, its read plan, its root for IDs) and the store's identifier are looked up once per
 /// entity, not once per row: with locks and dictionaries, that was a third of decoding a row.
 final class SQLiteRowDecoder {
-    private struct Plan {
+    /// What decoding a row of one entity needs. Its steps are plain values (the attribute as
+    /// `Unmanaged`, kept alive by the plan's `columns`), so walking them at every row retains
+    /// nothing: with a class per column, retaining and releasing them was a third of
+    /// decoding a row. (`unowned(unsafe)` in their place broke the loop over them in debug
+    /// builds: the last step repeated without end.)
+    private final class Plan {
         let number: Int?
         let entity: NSEntityDescription
         let root: ObjectIdentifier
         let count: Int
+        let steps: [Step]
+        let toOnes: [ToOne]
+        /// Keeps the attributes and relationships the steps point to.
         let columns: [SQLiteStoreMapping.ReadColumn]
+
+        init(number: Int?, entity: NSEntityDescription, columns: [SQLiteStoreMapping.ReadColumn], mapping: SQLiteStoreMapping) {
+            self.number = number
+            self.entity = entity
+            self.root = ObjectIdentifier(entity.rootEntity)
+            self.count = entity.layout.properties.count
+            self.columns = columns
+            var steps: [Step] = []
+            var toOnes: [ToOne] = []
+            var next = 0
+            // In layout order, each position once, so that a row's values are written in one pass.
+            for column in columns.sorted(by: { $0.index < $1.index }) where column.index >= next && column.index < count {
+                next = column.index + 1
+                if let attribute = column.attribute {
+                    steps.append(
+                        Step(
+                            index: column.index, position: Int32(column.position), kind: column.kind,
+                            attribute: Unmanaged.passUnretained(attribute), toOne: -1))
+                } else if case .toOne(let relationship, _) = column.binding {
+                    let declared = relationship.destinationEntity.flatMap { mapping.mapping(for: $0) }
+                    toOnes.append(ToOne(declared: declared, entityPosition: column.entityPosition.map(Int32.init)))
+                    steps.append(
+                        Step(
+                            index: column.index, position: Int32(column.position), kind: .other, attribute: nil,
+                            toOne: toOnes.count - 1))
+                }
+            }
+            self.steps = steps
+            self.toOnes = toOnes
+        }
+    }
+
+    /// One column of a row: the layout position it fills and its place in the `SELECT` list.
+    private struct Step {
+        let index: Int
+        let position: Int32
+        let kind: SQLiteValueKind
+        let attribute: Unmanaged<NSAttributeDescription>?
+        /// The position in the plan's `toOnes`, or -1 for an attribute.
+        let toOne: Int
+    }
+
+    /// A to-one column: the destination's mapping, where its entity number is read, and the
+    /// last destination entity seen (rows of one query mostly point to one entity).
+    private final class ToOne {
+        let declared: SQLiteEntityMapping?
+        let entityPosition: Int32?
+        var last: (number: Int?, entity: NSEntityDescription, root: ObjectIdentifier)?
+
+        init(declared: SQLiteEntityMapping?, entityPosition: Int32?) {
+            self.declared = declared
+            self.entityPosition = entityPosition
+        }
     }
 
     private let store: SQLiteStore
@@ -145,8 +196,7 @@ final class SQLiteRowDecoder {
         let entityMapping = mapping.mapping(number: number, rowOf: expected)
         let entity = entityMapping.entity
         let plan = Plan(
-            number: number, entity: entity, root: ObjectIdentifier(entity.rootEntity),
-            count: entity.layout.properties.count, columns: mapping.readPlan(number: entityMapping.number))
+            number: number, entity: entity, columns: mapping.readPlan(number: entityMapping.number), mapping: mapping)
         last = plan
         return plan
     }
@@ -175,24 +225,60 @@ final class SQLiteRowDecoder {
         let version: Int64 = sqlite3_column_type(statement, 2) == SQLITE_NULL ? 1 : sqlite3_column_int64(statement, 2)
         let plan = plan(statement, entityColumn: 1)
         let count = plan.count
-        // Appended in layout order (the read plan's order): no array of nils to overwrite.
-        var values: [Any?] = []
-        values.reserveCapacity(count)
-        for column in plan.columns where column.index < count {
-            while values.count < column.index { values.append(nil) }
-            let position = Int32(column.position)
-            if let attribute = column.attribute {
-                values.append(store.columnValue(statement, position, kind: column.kind, attribute: attribute))
-            } else if case .toOne(let relationship, _) = column.binding {
-                values.append(
-                    store.destination(statement, position, column: column, relationship: relationship, mapping: mapping))
-            } else {
-                values.append(nil)
+        // Written in place in layout order: no array of nils to overwrite, no growth checks.
+        let values = [Any?](unsafeUninitializedCapacity: count) { buffer, initialized in
+            initialized = 0
+            guard let base = buffer.baseAddress else { return }
+            var next = 0
+            plan.steps.withUnsafeBufferPointer { steps in
+                for step in steps {
+                    while next < step.index {
+                        (base + next).initialize(to: nil)
+                        next += 1
+                    }
+                    if step.toOne >= 0 {
+                        (base + next).initialize(to: destination(statement, step.position, plan.toOnes[step.toOne]))
+                    } else if let typed = SQLiteStore.typedColumnValue(statement, step.position, kind: step.kind) {
+                        (base + next).initialize(to: typed)
+                    } else if let attribute = step.attribute {
+                        (base + next).initialize(
+                            to: store.columnValue(
+                                statement, step.position, kind: .other, attribute: attribute.takeUnretainedValue()))
+                    } else {
+                        (base + next).initialize(to: nil)
+                    }
+                    next += 1
+                }
             }
+            while next < count {
+                (base + next).initialize(to: nil)
+                next += 1
+            }
+            initialized = count
         }
-        while values.count < count { values.append(nil) }
         let objectID = NSManagedObjectID(
             entity: plan.entity, primaryKey: key, store: store, storeIdentifier: storeIdentifier, root: plan.root)
         return Snapshot(objectID: objectID, version: version, values: values)
+    }
+
+    /// The ID a to-one column points to, or `nil`.
+    private func destination(_ statement: SQLiteStatement, _ position: Int32, _ toOne: ToOne) -> NSManagedObjectID? {
+        guard sqlite3_column_type(statement, position) == SQLITE_INTEGER, let declared = toOne.declared else { return nil }
+        var number: Int?
+        if let entityPosition = toOne.entityPosition, sqlite3_column_type(statement, entityPosition) == SQLITE_INTEGER {
+            number = Int(sqlite3_column_int64(statement, entityPosition))
+        }
+        let entity: NSEntityDescription
+        let root: ObjectIdentifier
+        if let last = toOne.last, last.number == number {
+            (entity, root) = (last.entity, last.root)
+        } else {
+            entity = mapping.mapping(number: number, rowOf: declared).entity
+            root = ObjectIdentifier(entity.rootEntity)
+            toOne.last = (number, entity, root)
+        }
+        return NSManagedObjectID(
+            entity: entity, primaryKey: sqlite3_column_int64(statement, position), store: store,
+            storeIdentifier: storeIdentifier, root: root)
     }
 }
