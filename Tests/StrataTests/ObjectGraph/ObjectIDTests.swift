@@ -153,5 +153,45 @@ extension ObjectGraphTests {
                 #expect(context.registeredObject(for: novel.objectID) === novel)
             }
         }
+
+        /// Dictionaries and sets of `ObjectKey` hash with the ID's own spread hash and the
+        /// table's seed (`_rawHashValue(seed:)`): equal IDs made apart find one entry, IDs of
+        /// other roots and temporary IDs are told apart, and every answer agrees with a
+        /// dictionary keyed by (root entity, key).
+        @Test func objectKeysHashAndCompareAsTheirIDs() throws {
+            let stack = try Stack(model, at: scratch.file("library.sqlite"))
+            let novel = try #require(model.entitiesByName["Novel"])
+            let author = try #require(model.entitiesByName["Author"])
+            var table: [ObjectKey: Int] = [:]
+            var reference: [String: Int] = [:]
+            var generator = SystemRandomNumberGenerator()
+            for step in 0..<20_000 {
+                let entity = Bool.random(using: &generator) ? novel : author
+                let key = Int64.random(in: 1...3_000, using: &generator)
+                let id = NSManagedObjectID(entity: entity, primaryKey: key, store: stack.store)
+                let name = "\(entity.name ?? "")/\(key)"
+                if step % 3 == 0 {
+                    #expect(table.removeValue(forKey: ObjectKey(id)) == reference.removeValue(forKey: name))
+                } else {
+                    table[ObjectKey(id)] = step
+                    reference[name] = step
+                }
+            }
+            #expect(table.count == reference.count)
+            for (key, value) in table {
+                let name = "\(key.objectID.entity.name ?? "")/\(key.objectID.primaryKey)"
+                #expect(reference[name] == value)
+            }
+            // A copy into a table that starts small (its own seed) keeps every entry.
+            var copy: [ObjectKey: Int] = [:]
+            for (key, value) in table { copy[key] = value }
+            #expect(copy == table)
+            // Temporary IDs are equal only to themselves.
+            let first = NSManagedObjectID(temporaryFor: novel)
+            let second = NSManagedObjectID(temporaryFor: novel)
+            let temporary: Set<ObjectKey> = [ObjectKey(first), ObjectKey(second), ObjectKey(first)]
+            #expect(temporary.count == 2)
+            #expect(temporary.contains(ObjectKey(first)) && temporary.contains(ObjectKey(second)))
+        }
     }
 }
