@@ -181,4 +181,67 @@ import Testing
             #expect(row["ZURI"] as String? == Self.uris[index].absoluteString, "URIs are their absolute string")
         }
     }
+
+    // MARK: Binding
+
+    /// Each plain type is bound in place from the object's values; the same values given as
+    /// `NSNumber`s and `NSString`s go through the codec. Both store the same columns (integers,
+    /// reals, text), and text keeps every character: NUL, empty, and beyond ASCII.
+    @Test func plainValuesAndTheirFoundationFormsStoreTheSameColumns() throws {
+        let texts = ["a\u{0}b", "", "Ünïcödé ✓", String(repeating: "long ", count: 40)]
+        try roundTrip(NSSQLiteStoreType, entity: "Sample") { context in
+            for (index, text) in texts.enumerated() {
+                let plain = NSEntityDescription.insertNewObject(forEntityName: "Sample", into: context)
+                let bridged = NSEntityDescription.insertNewObject(forEntityName: "Sample", into: context)
+                plain.setValue(Int16(index), forKey: "int16")
+                bridged.setValue(NSNumber(value: index), forKey: "int16")
+                plain.setValue(Int32(-7), forKey: "int32")
+                bridged.setValue(NSNumber(value: -7), forKey: "int32")
+                plain.setValue(Int64.min, forKey: "int64")
+                bridged.setValue(NSNumber(value: Int64.min), forKey: "int64")
+                plain.setValue(0.1, forKey: "double")
+                bridged.setValue(NSNumber(value: 0.1), forKey: "double")
+                plain.setValue(Float(-0.5), forKey: "float")
+                bridged.setValue(NSNumber(value: Float(-0.5)), forKey: "float")
+                plain.setValue(false, forKey: "bool")
+                bridged.setValue(NSNumber(value: false), forKey: "bool")
+                plain.setValue(Date(timeIntervalSinceReferenceDate: -1.5), forKey: "date")
+                bridged.setValue(NSDate(timeIntervalSinceReferenceDate: -1.5), forKey: "date")
+                plain.setValue(text, forKey: "string")
+                bridged.setValue(NSString(string: text), forKey: "string")
+            }
+        } check: { objects in
+            #expect(objects.count == texts.count * 2)
+            for object in objects {
+                let index = Int(object.value(forKey: "int16") as? Int16 ?? -1)
+                #expect(texts.indices.contains(index))
+                guard texts.indices.contains(index) else { continue }
+                #expect(object.value(forKey: "string") as? String == texts[index])
+                #expect(object.value(forKey: "int64") as? Int64 == Int64.min)
+                #expect(object.value(forKey: "date") as? Date == Date(timeIntervalSinceReferenceDate: -1.5))
+            }
+        }
+        let storeURL = try #require(url(NSSQLiteStoreType))
+        let rows = try DatabaseQueue(path: storeURL.path).read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT ZINT16, typeof(ZINT16) AS i, typeof(ZINT32) AS i32, typeof(ZINT64) AS i64, typeof(ZBOOL) AS b,
+                    typeof(ZDOUBLE) AS d, typeof(ZFLOAT) AS f, typeof(ZDATE) AS t, typeof(ZSTRING) AS s, ZDATE,
+                    ZFLOAT, CAST(ZSTRING AS BLOB) AS bytes FROM ZSAMPLE ORDER BY Z_PK
+                    """)
+        }
+        #expect(rows.count == texts.count * 2)
+        for row in rows {
+            let index: Int = row["ZINT16"]
+            #expect(
+                [row["i"], row["i32"], row["i64"], row["b"]] as [String] == ["integer", "integer", "integer", "integer"])
+            #expect([row["d"], row["f"], row["t"], row["s"]] as [String] == ["real", "real", "real", "text"])
+            // Read as bytes: GRDB reads text as a C string, which would end at the NUL.
+            let bytes: Data? = row["bytes"]
+            #expect((bytes ?? Data()) == Data(texts[index].utf8), "every byte of \(texts[index].debugDescription)")
+            #expect(row["ZDATE"] as Double == -1.5)
+            #expect(row["ZFLOAT"] as Double == -0.5)
+        }
+    }
 }

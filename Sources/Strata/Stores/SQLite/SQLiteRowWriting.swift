@@ -149,12 +149,16 @@ extension SQLiteStore {
         _ column: SQLiteEntityMapping.Column, of change: RowChange, to statement: SQLiteStatement, at parameter: inout Int32,
         store: SQLiteStoreMapping, resolve: (NSManagedObjectID) -> NSManagedObjectID, files: SQLiteExternalStorage
     ) throws {
-        let value = change.values[column.index]
         switch column.binding {
         case .attribute(let attribute):
-            try bindValue(value, kind: column.kind, attribute: attribute, to: statement, at: parameter, files: files)
+            if !Self.bindInPlace(change.values, at: column.index, kind: column.kind, to: statement, at: parameter) {
+                try bindValue(
+                    change.values[column.index], kind: column.kind, attribute: attribute, to: statement, at: parameter,
+                    files: files)
+            }
             parameter += 1
         case .toOne(_, let entityColumn):
+            let value = change.values[column.index]
             let target = (value as? NSManagedObjectID).map(resolve)
             if let target, target.isTemporaryID || target.persistentStore !== self {
                 throw CoreDataError.make(
