@@ -77,6 +77,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// The class `object(with:)` made objects of last, for the entity, while no class has been
     /// registered since (`ManagedObjectClasses.generation`): one resolution per fetch, not per row.
     @exclusivity(unchecked) private var lastObjectClass: (entity: ObjectIdentifier, generation: Int, type: NSManagedObject.Type)?
+    @exclusivity(unchecked) private var lastClassEntity:
+        (type: ObjectIdentifier, model: NSManagedObjectModel, entity: NSEntityDescription)?
     @exclusivity(unchecked) var inserted = ObjectSet()
     @exclusivity(unchecked) var updated = ObjectSet()
     @exclusivity(unchecked) var deleted = ObjectSet()
@@ -169,6 +171,18 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         object.managedObjectContext = self
         register(object)
         return object
+    }
+
+    /// The entity of a class in the context's model, remembered for the last class: objects
+    /// are mostly made one class at a time, and the shared lookup takes a lock and two hashes.
+    func entity(ofClass type: NSManagedObject.Type) -> NSEntityDescription? {
+        guard let model else { return type.entity(in: nil) }
+        if let last = lastClassEntity, last.type == ObjectIdentifier(type), last.model === model {
+            return last.entity
+        }
+        let entity = type.entity(in: model)
+        lastClassEntity = entity.map { (ObjectIdentifier(type), model, $0) }
+        return entity
     }
 
     private func objectClass(for entity: NSEntityDescription) -> NSManagedObject.Type {

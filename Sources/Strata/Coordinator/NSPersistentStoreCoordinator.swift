@@ -312,24 +312,44 @@ open class NSPersistentStoreCoordinator: NSObject, ObjectStore, @unchecked Senda
     }
 
     func save(_ request: StoreSaveRequest, assignments: [NSManagedObjectID: NSPersistentStore]) throws -> StoreSaveResult {
-        var requests: [ObjectIdentifier: (store: NSPersistentStore, request: StoreSaveRequest)] = [:]
-        func add(_ change: RowChange, to store: NSPersistentStore, _ path: WritableKeyPath<StoreSaveRequest, [RowChange]>) {
-            requests[ObjectIdentifier(store), default: (store, StoreSaveRequest())].request[keyPath: path].append(change)
-        }
-        for change in request.inserts {
+        // The store of each change: an inserted object's assigned store or the first that holds
+        // its entity (looked up once per run of one entity), a saved object's own.
+        var lastDefault: (entity: ObjectIdentifier, store: NSPersistentStore)?
+        func store(ofInsert change: RowChange) throws -> NSPersistentStore {
+            if !assignments.isEmpty, let assigned = assignments[change.objectID] { return assigned }
+            if let own = change.objectID.persistentStore { return own }
             let entity = change.objectID.entity
-            guard let store = assignments[change.objectID] ?? change.objectID.persistentStore ?? defaultStore(for: entity)
-            else { throw noStore(for: entity) }
-            add(change, to: store, \.inserts)
+            if let last = lastDefault, last.entity == ObjectIdentifier(entity) { return last.store }
+            guard let found = defaultStore(for: entity) else { throw noStore(for: entity) }
+            lastDefault = (ObjectIdentifier(entity), found)
+            return found
         }
-        for (path, changes) in [(\StoreSaveRequest.updates, request.updates), (\StoreSaveRequest.deletes, request.deletes)] {
-            for change in changes {
-                guard let store = change.objectID.persistentStore, store.persistentStoreCoordinator === self else {
-                    throw CoreDataError.make(
-                        NSPersistentStoreSaveError, "\(change.objectID) belongs to no store of this coordinator.")
-                }
-                add(change, to: store, path)
+        func store(ofSaved change: RowChange) throws -> NSPersistentStore {
+            guard let store = change.objectID.persistentStore, store.persistentStoreCoordinator === self else {
+                throw CoreDataError.make(
+                    NSPersistentStoreSaveError, "\(change.objectID) belongs to no store of this coordinator.")
             }
+            return store
+        }
+        let insertStores = try request.inserts.map(store(ofInsert:))
+        let updateStores = try request.updates.map(store(ofSaved:))
+        let deleteStores = try request.deletes.map(store(ofSaved:))
+        var requests: [ObjectIdentifier: (store: NSPersistentStore, request: StoreSaveRequest)] = [:]
+        let first = insertStores.first ?? updateStores.first ?? deleteStores.first
+        if let first, [insertStores, updateStores, deleteStores].allSatisfy({ $0.allSatisfy { $0 === first } }) {
+            // One store (the usual case) takes the request as it is.
+            requests[ObjectIdentifier(first)] = (first, request)
+        } else {
+            func add(
+                _ changes: [RowChange], _ stores: [NSPersistentStore], _ path: WritableKeyPath<StoreSaveRequest, [RowChange]>
+            ) {
+                for (change, store) in zip(changes, stores) {
+                    requests[ObjectIdentifier(store), default: (store, StoreSaveRequest())].request[keyPath: path].append(change)
+                }
+            }
+            add(request.inserts, insertStores, \.inserts)
+            add(request.updates, updateStores, \.updates)
+            add(request.deletes, deleteStores, \.deletes)
         }
         for store in persistentStores where store.metadataNeedsSaving && requests[ObjectIdentifier(store)] == nil {
             requests[ObjectIdentifier(store)] = (store, StoreSaveRequest())
