@@ -42,7 +42,7 @@ extension SQLiteStore {
                         } else {
                             (
                                 "\(select) IN (\(Array(repeating: "?", count: keys.count).joined(separator: ", ")))",
-                                StatementArguments(keys)
+                                StatementArguments(keys: keys)
                             )
                         }
                     snapshots += try readRows(db, sql: sql, arguments: arguments) { decoder.decode($0) }
@@ -105,7 +105,7 @@ extension SQLiteStore {
                         """
                 }
                 let decoder = SQLiteRowDecoder(store: self, mapping: mapping, expected: destination)
-                let rows = try readRows(db, sql: sql, arguments: StatementArguments(part.map(\.primaryKey))) { statement in
+                let rows = try readRows(db, sql: sql, arguments: StatementArguments(keys: part.map(\.primaryKey))) { statement in
                     let last = sqlite3_column_count(statement) - 1
                     return (sqlite3_column_int64(statement, last), decoder.decode(statement))
                 }

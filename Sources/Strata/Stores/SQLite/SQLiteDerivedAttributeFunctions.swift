@@ -126,7 +126,7 @@ extension SQLiteStore {
                 let sql =
                     "SELECT \(columns.joined(separator: ", ")) FROM \(table) "
                     + "WHERE Z_PK IN (\(chunk.map { _ in "?" }.joined(separator: ", ")))"
-                for row in try Row.fetchAll(db, sql: sql, arguments: StatementArguments(chunk)) {
+                for row in try Row.fetchAll(db, sql: sql, arguments: StatementArguments(keys: chunk)) {
                     let fresh = decode(row, mapping: mapping, expected: expected)
                     result.snapshots[fresh.objectID] = Self.merging(fresh, into: result.snapshots[fresh.objectID])
                 }
