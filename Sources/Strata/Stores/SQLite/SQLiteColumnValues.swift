@@ -172,84 +172,80 @@ extension SQLiteStore {
     }
 }
 
-/// Decodes the rows of one query: snapshots, IDs or entities. What depends only on a row's entity (its
-/// layout, its read plan, its root for IDs) and the store's identifier are looked up once per
-/// entity, not once per row: with locks and dictionaries, that was a third of decoding a row.
-final class SQLiteRowDecoder {
-    /// What decoding a row of one entity needs. Its steps are plain values (the attribute as
-    /// `Unmanaged`, kept alive by the plan's `columns`), so walking them at every row retains
-    /// nothing: with a class per column, retaining and releasing them was a third of
-    /// decoding a row. (`unowned(unsafe)` in their place broke the loop over them in debug
-    /// builds: the last step repeated without end.)
-    private final class Plan {
-        let number: Int?
-        let entity: NSEntityDescription
-        let root: ObjectIdentifier
-        let count: Int
-        let steps: [Step]
-        let toOnes: [ToOne]
-        /// Keeps the attributes and relationships the steps point to.
-        let columns: [SQLiteStoreMapping.ReadColumn]
-
-        init(number: Int?, entity: NSEntityDescription, columns: [SQLiteStoreMapping.ReadColumn], mapping: SQLiteStoreMapping) {
-            self.number = number
-            self.entity = entity
-            self.root = ObjectIdentifier(entity.rootEntity)
-            self.count = entity.layout.properties.count
-            self.columns = columns
-            var steps: [Step] = []
-            var toOnes: [ToOne] = []
-            var next = 0
-            // In layout order, each position once, so that a row's values are written in one pass.
-            for column in columns.sorted(by: { $0.index < $1.index }) where column.index >= next && column.index < count {
-                next = column.index + 1
-                if let attribute = column.attribute {
-                    steps.append(
-                        Step(
-                            index: column.index, position: Int32(column.position), kind: column.kind,
-                            attribute: Unmanaged.passUnretained(attribute), toOne: -1))
-                } else if case .toOne(let relationship, _) = column.binding {
-                    let declared = relationship.destinationEntity.flatMap { mapping.mapping(for: $0) }
-                    toOnes.append(ToOne(declared: declared, entityPosition: column.entityPosition.map(Int32.init)))
-                    steps.append(
-                        Step(
-                            index: column.index, position: Int32(column.position), kind: .other, attribute: nil,
-                            toOne: toOnes.count - 1))
-                }
-            }
-            self.steps = steps
-            self.toOnes = toOnes
-        }
-    }
+/// What decoding a row of one entity needs, made once per entity and store mapping and
+/// shared by every query (read-only). Its steps are plain values (the attribute as
+/// `Unmanaged`, kept alive by `columns`), so walking them at every row retains nothing: with a
+/// class per column, retaining and releasing them was a third of decoding a row.
+/// (`unowned(unsafe)` in their place broke the loop over them in debug builds: the last step
+/// repeated without end.)
+final class SQLiteRowPlan: @unchecked Sendable {
+    let entity: NSEntityDescription
+    let root: ObjectIdentifier
+    let count: Int
+    fileprivate let steps: [Step]
+    fileprivate let toOnes: [ToOne]
+    /// Keeps the attributes and relationships the steps point to.
+    private let columns: [SQLiteStoreMapping.ReadColumn]
 
     /// One column of a row: the layout position it fills and its place in the `SELECT` list.
-    private struct Step {
+    fileprivate struct Step {
         let index: Int
         let position: Int32
         let kind: SQLiteValueKind
         let attribute: Unmanaged<NSAttributeDescription>?
-        /// The position in the plan's `toOnes`, or -1 for an attribute.
+        /// The position in `toOnes`, or -1 for an attribute.
         let toOne: Int
     }
 
-    /// A to-one column: the destination's mapping, where its entity number is read, and the
-    /// last destination entity seen (rows of one query mostly point to one entity).
-    private final class ToOne {
+    /// A to-one column: the destination's mapping, and where its entity number is read.
+    fileprivate struct ToOne {
         let declared: SQLiteEntityMapping?
         let entityPosition: Int32?
-        var last: (number: Int?, entity: NSEntityDescription, root: ObjectIdentifier)?
-
-        init(declared: SQLiteEntityMapping?, entityPosition: Int32?) {
-            self.declared = declared
-            self.entityPosition = entityPosition
-        }
     }
 
+    init(entity: NSEntityDescription, columns: [SQLiteStoreMapping.ReadColumn], mapping: SQLiteStoreMapping) {
+        self.entity = entity
+        self.root = ObjectIdentifier(entity.rootEntity)
+        self.count = entity.layout.properties.count
+        self.columns = columns
+        var steps: [Step] = []
+        var toOnes: [ToOne] = []
+        var next = 0
+        // In layout order, each position once, so that a row's values are written in one pass.
+        for column in columns.sorted(by: { $0.index < $1.index }) where column.index >= next && column.index < count {
+            next = column.index + 1
+            if let attribute = column.attribute {
+                steps.append(
+                    Step(
+                        index: column.index, position: Int32(column.position), kind: column.kind,
+                        attribute: Unmanaged.passUnretained(attribute), toOne: -1))
+            } else if case .toOne(let relationship, _) = column.binding {
+                let declared = relationship.destinationEntity.flatMap { mapping.mapping(for: $0) }
+                toOnes.append(ToOne(declared: declared, entityPosition: column.entityPosition.map(Int32.init)))
+                steps.append(
+                    Step(
+                        index: column.index, position: Int32(column.position), kind: .other, attribute: nil,
+                        toOne: toOnes.count - 1))
+            }
+        }
+        self.steps = steps
+        self.toOnes = toOnes
+    }
+}
+
+/// Decodes the rows of one query: snapshots, IDs or entities. What depends only on a row's entity (its
+/// layout, its read plan, its root for IDs) and the store's identifier are looked up once per
+/// entity, not once per row: with locks and dictionaries, that was a third of decoding a row.
+final class SQLiteRowDecoder {
     private let store: SQLiteStore
     private let mapping: SQLiteStoreMapping
     private let expected: SQLiteEntityMapping
     private let storeIdentifier: String?
-    private var last: Plan?
+    /// The plan of the last row's entity, with the entity number it was found by.
+    private var last: (number: Int?, plan: SQLiteRowPlan)?
+    /// The last destination entity of each to-one of the plan (rows of one query mostly point
+    /// to one entity).
+    private var destinations: [(number: Int?, entity: NSEntityDescription, root: ObjectIdentifier)?] = []
 
     init(store: SQLiteStore, mapping: SQLiteStoreMapping, expected: SQLiteEntityMapping) {
         self.store = store
@@ -258,18 +254,16 @@ final class SQLiteRowDecoder {
         self.storeIdentifier = store.identifier
     }
 
-    private func plan(for number: Int?) -> Plan {
-        if let last, last.number == number { return last }
-        let entityMapping = mapping.mapping(number: number, rowOf: expected)
-        let entity = entityMapping.entity
-        let plan = Plan(
-            number: number, entity: entity, columns: mapping.readPlan(number: entityMapping.number), mapping: mapping)
-        last = plan
+    private func plan(for number: Int?) -> SQLiteRowPlan {
+        if let last, last.number == number { return last.plan }
+        let plan = mapping.rowPlan(for: mapping.mapping(number: number, rowOf: expected))
+        last = (number, plan)
+        destinations = Array(repeating: nil, count: plan.toOnes.count)
         return plan
     }
 
     /// The plan of the current row's entity, from its entity-number column.
-    private func plan(_ statement: SQLiteStatement, entityColumn column: Int32) -> Plan {
+    private func plan(_ statement: SQLiteStatement, entityColumn column: Int32) -> SQLiteRowPlan {
         plan(for: sqlite3_column_type(statement, column) == SQLITE_NULL ? nil : Int(sqlite3_column_int64(statement, column)))
     }
 
@@ -304,7 +298,8 @@ final class SQLiteRowDecoder {
                         next += 1
                     }
                     if step.toOne >= 0 {
-                        (base + next).initialize(to: destination(statement, step.position, plan.toOnes[step.toOne]))
+                        (base + next).initialize(
+                            to: destination(statement, step.position, plan.toOnes[step.toOne], at: step.toOne))
                     } else if let typed = SQLiteStore.typedColumnValue(statement, step.position, kind: step.kind) {
                         (base + next).initialize(to: typed)
                     } else if let attribute = step.attribute {
@@ -329,7 +324,9 @@ final class SQLiteRowDecoder {
     }
 
     /// The ID a to-one column points to, or `nil`.
-    private func destination(_ statement: SQLiteStatement, _ position: Int32, _ toOne: ToOne) -> NSManagedObjectID? {
+    private func destination(
+        _ statement: SQLiteStatement, _ position: Int32, _ toOne: SQLiteRowPlan.ToOne, at slot: Int
+    ) -> NSManagedObjectID? {
         guard sqlite3_column_type(statement, position) == SQLITE_INTEGER, let declared = toOne.declared else { return nil }
         var number: Int?
         if let entityPosition = toOne.entityPosition, sqlite3_column_type(statement, entityPosition) == SQLITE_INTEGER {
@@ -337,12 +334,12 @@ final class SQLiteRowDecoder {
         }
         let entity: NSEntityDescription
         let root: ObjectIdentifier
-        if let last = toOne.last, last.number == number {
+        if let last = destinations[slot], last.number == number {
             (entity, root) = (last.entity, last.root)
         } else {
             entity = mapping.mapping(number: number, rowOf: declared).entity
             root = ObjectIdentifier(entity.rootEntity)
-            toOne.last = (number, entity, root)
+            destinations[slot] = (number, entity, root)
         }
         return NSManagedObjectID(
             entity: entity, primaryKey: sqlite3_column_int64(statement, position), store: store,

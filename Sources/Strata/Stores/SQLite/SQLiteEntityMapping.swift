@@ -124,6 +124,8 @@ struct SQLiteStoreMapping {
     let selectLists: [String: String]
     /// Entity number → where each of its columns is in its table's `SELECT` list.
     private let readPlans: [Int: [ReadColumn]]
+    /// The row plans made so far, by entity number.
+    private let rowPlans = Protected([Int: SQLiteRowPlan]())
     /// The `UPDATE`s made so far, by entity and changed columns.
     let updateTexts = SQLiteStatementTexts<UpdateKey>()
     /// The `SELECT`s of relationship faults made so far, by relationship and source entity.
@@ -201,6 +203,14 @@ struct SQLiteStoreMapping {
     }
 
     func readPlan(number: Int) -> [ReadColumn] { readPlans[number] ?? [] }
+
+    /// The row plan of an entity, made at its first query and shared by the later ones.
+    func rowPlan(for entity: SQLiteEntityMapping) -> SQLiteRowPlan {
+        if let plan = rowPlans.withLock({ $0[entity.number] }) { return plan }
+        let plan = SQLiteRowPlan(entity: entity.entity, columns: readPlan(number: entity.number), mapping: self)
+        rowPlans.withLock { $0[entity.number] = plan }
+        return plan
+    }
 
     func mapping(for entity: NSEntityDescription) -> SQLiteEntityMapping? { byEntity[ObjectIdentifier(entity)] }
     func mapping(number: Int) -> SQLiteEntityMapping? { byNumber[number] }
