@@ -18,19 +18,23 @@ extension NSManagedObject {
         for index in layout.validatedIndexes {
             let name = layout.name(at: index)
             var proposed = primitiveValue(at: index)
-            // A hook that leaves an attribute's value alone leaves its container's words as they
-            // were (the object still holds the value read, so equal words are that very value);
-            // one that assigns is asked whether it replaced the value. Relationships, whose
-            // values are made for the call (`NSSet`s), are compared with what was passed.
-            let isAttribute = layout.kinds[index] == .attribute
-            let before = isAttribute ? Self.words(of: proposed) : nil
-            let passed = isAttribute ? nil : proposed
             do {
-                try validateValue(&proposed, forKey: name)
-                if !Self.sameWords(Self.words(of: proposed), before),
-                    Self.isReplacement(proposed, of: isAttribute ? primitiveValue(at: index) : passed)
-                {
-                    setValue(proposed, forKey: name)
+                // A hook that leaves an attribute's value alone leaves its container's words as
+                // they were (the object still holds the value read, so equal words are that very
+                // value); one that assigns is asked whether it replaced the value. Relationships,
+                // whose values are made for the call (`NSSet`s), are compared with what was passed.
+                if layout.kinds[index] == .attribute {
+                    let before = Self.words(of: proposed)
+                    try validateValue(&proposed, forKey: name)
+                    if !Self.sameWords(Self.words(of: proposed), before),
+                        Self.isReplacement(proposed, of: primitiveValue(at: index))
+                    {
+                        setValue(proposed, forKey: name)
+                    }
+                } else {
+                    let passed = proposed
+                    try validateValue(&proposed, forKey: name)
+                    if Self.isReplacement(proposed, of: passed) { setValue(proposed, forKey: name) }
                 }
             } catch let error as NSError {
                 if error.code == NSValidationMultipleErrorsError, let detailed = error.userInfo[NSDetailedErrorsKey] as? [NSError]

@@ -99,11 +99,20 @@ extension NSManagedObject {
 
     /// Sets a property from a typed setter: Swift collections of a to-many relationship
     /// become the objects `setValue(_:forKey:)` expects; other values pass as they are.
+    /// An attribute is set as `setValue(_:forKey:)` sets it (`willChangeValue`, the stored
+    /// value, `didChangeValue`) without finding the key a second time; like Core Data's
+    /// generated setters, it does not go through `setValue(_:forKey:)`.
     @usableFromInline
     func _setManagedStoredValue(_ value: Any?, forKey key: String) {
-        if let index = layout.index(of: key), layout.isToMany(index) {
+        guard let index = layout.index(of: key) else { return setValue(value, forKey: key) }
+        switch layout.kinds[index] {
+        case .toMany:
             setValue(ManagedValueBridge.objectValue(value), forKey: key)
-        } else {
+        case .attribute where !layout.properties[index].isReadOnly:
+            willChangeValue(forKey: key)
+            setPrimitive(value, at: index)
+            didChangeValue(forKey: key)
+        default:
             setValue(value, forKey: key)
         }
     }

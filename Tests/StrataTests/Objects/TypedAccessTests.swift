@@ -28,6 +28,21 @@ final class Gauge: NSManagedObject {
         accesses.append("value \(key)")
         return super.value(forKey: key)
     }
+
+    override func willChangeValue(forKey key: String) {
+        super.willChangeValue(forKey: key)
+        accesses.append("will change \(key)")
+    }
+
+    override func didChangeValue(forKey key: String) {
+        accesses.append("did change \(key)")
+        super.didChangeValue(forKey: key)
+    }
+
+    override func setValue(_ value: Any?, forKey key: String) {
+        accesses.append("set \(key)")
+        super.setValue(value, forKey: key)
+    }
 }
 
 private func gaugeModel() -> NSManagedObjectModel {
@@ -103,6 +118,21 @@ private func gaugeModel() -> NSManagedObjectModel {
         gauge.accesses = []
         #expect(gauge.value(forKey: "reading") as? Int32 == gauge.reading)
         #expect(gauge.accesses == ["value reading", "will reading", "did reading", "will reading", "did reading"])
+    }
+
+    @Test func eachWriteCallsTheChangeHooksOnce() throws {
+        let gauge = try gauge()
+        gauge.accesses = []
+        gauge.reading = 7
+        gauge.label = "cellar"
+        #expect(gauge.accesses == ["will change reading", "did change reading", "will change label", "did change label"])
+        #expect(gauge.reading == 7 && gauge.label == "cellar")
+        // Typed setters of attributes store the value directly (DEVIATIONS.md); key-value
+        // coding goes through `setValue(_:forKey:)` and the same hooks.
+        gauge.accesses = []
+        gauge.setValue(Int32(9), forKey: "reading")
+        #expect(gauge.accesses == ["set reading", "will change reading", "did change reading"])
+        #expect(gauge.reading == 9)
     }
 
     @Test func aTypedReadFiresTheFault() throws {
