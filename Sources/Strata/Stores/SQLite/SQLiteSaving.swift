@@ -18,14 +18,20 @@ extension SQLiteStore {
     private func allocate(
         _ entities: [NSEntityDescription], db: Database, mapping: SQLiteStoreMapping
     ) throws -> [NSManagedObjectID] {
+        // Inserted objects come in runs of one entity: each run is looked up and counted once.
+        var runs: [(mapping: SQLiteEntityMapping, count: Int64)] = []
         var needed: [Int: Int64] = [:]
-        var mappings: [SQLiteEntityMapping] = []
-        for entity in entities {
+        var start = entities.startIndex
+        while start < entities.endIndex {
+            let entity = entities[start]
+            var end = start + 1
+            while end < entities.endIndex, entities[end] === entity { end += 1 }
             guard let entityMapping = mapping.mapping(for: entity) else {
                 throw CoreDataError.make(NSPersistentStoreSaveError, "Entity \(entity.name ?? "?") is not in the store's model.")
             }
-            mappings.append(entityMapping)
-            needed[entityMapping.rootNumber, default: 0] += 1
+            runs.append((entityMapping, Int64(end - start)))
+            needed[entityMapping.rootNumber, default: 0] += Int64(end - start)
+            start = end
         }
         var next: [Int: Int64] = [:]
         for (root, count) in needed {
@@ -37,11 +43,20 @@ extension SQLiteStore {
             try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", arguments: [current + count, root])
             next[root] = current + 1
         }
-        return mappings.map { entityMapping in
-            let key = next[entityMapping.rootNumber] ?? 1
-            next[entityMapping.rootNumber] = key + 1
-            return objectID(entity: entityMapping.entity, primaryKey: key)
+        let identifier = self.identifier
+        var ids: [NSManagedObjectID] = []
+        ids.reserveCapacity(entities.count)
+        for run in runs {
+            let first = next[run.mapping.rootNumber] ?? 1
+            next[run.mapping.rootNumber] = first + run.count
+            let entity = run.mapping.entity
+            let root = ObjectIdentifier(entity.rootEntity)
+            for key in first..<first + run.count {
+                ids.append(
+                    NSManagedObjectID(entity: entity, primaryKey: key, store: self, storeIdentifier: identifier, root: root))
+            }
         }
+        return ids
     }
 
     func sqliteSave(_ request: StoreSaveRequest) throws -> StoreSaveResult {
