@@ -56,8 +56,9 @@ enum PlainValues {
         }
     }
 
+    /// The type word a container holds for a value of `type`.
     @inline(__always)
-    private static func metadata(_ type: Any.Type) -> UInt {
+    static func metadata(_ type: Any.Type) -> UInt {
         UInt(bitPattern: unsafeBitCast(type, to: UnsafeRawPointer.self))
     }
 }

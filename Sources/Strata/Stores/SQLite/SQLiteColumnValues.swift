@@ -73,42 +73,22 @@ extension SQLiteStore {
         SQLiteRowDecoder(store: self, mapping: mapping, expected: expected).decode(statement)
     }
 
-    /// Binds an attribute value to parameter `index` (1-based); throws as
-    /// `SQLiteValueCodec.encode` does for a value the attribute cannot store.
+    /// Binds an attribute value to parameter `index` (1-based) through the codec; throws as
+    /// `SQLiteValueCodec.encode` does for a value the attribute cannot store. Values of the
+    /// attribute's own type are bound by `bindInPlace` before this is asked.
     func bindValue(
-        _ value: Any?, kind: SQLiteValueKind, attribute: NSAttributeDescription, to statement: SQLiteStatement,
-        at index: Int32, files: SQLiteExternalStorage
+        _ value: Any?, attribute: NSAttributeDescription, to statement: SQLiteStatement, at index: Int32,
+        files: SQLiteExternalStorage
     ) throws {
         guard let value else {
             sqlite3_bind_null(statement, index)
             return
         }
-        // The value's exact type, when it is the attribute's own (what typed setters store).
-        let type = ObjectIdentifier(Swift.type(of: value))
-        switch kind {
-        case .int16 where type == ObjectIdentifier(Int16.self):
-            sqlite3_bind_int64(statement, index, Int64(value as! Int16))
-        case .int32 where type == ObjectIdentifier(Int32.self):
-            sqlite3_bind_int64(statement, index, Int64(value as! Int32))
-        case .int64 where type == ObjectIdentifier(Int64.self):
-            sqlite3_bind_int64(statement, index, value as! Int64)
-        case .bool where type == ObjectIdentifier(Bool.self):
-            sqlite3_bind_int64(statement, index, (value as! Bool) ? 1 : 0)
-        case .double where type == ObjectIdentifier(Double.self):
-            sqlite3_bind_double(statement, index, value as! Double)
-        case .float where type == ObjectIdentifier(Float.self):
-            sqlite3_bind_double(statement, index, Double(value as! Float))
-        case .date where type == ObjectIdentifier(Date.self):
-            sqlite3_bind_double(statement, index, (value as! Date).timeIntervalSinceReferenceDate)
-        case .string where type == ObjectIdentifier(String.self):
-            Self.bindText(value as! String, to: statement, at: index)
-        default:
-            let encoded = try SQLiteValueCodec.encode(value, attribute: attribute, external: files)
-            if case .string(let text) = encoded.storage {
-                Self.bindText(text, to: statement, at: index)
-            } else {
-                _ = encoded.bind(to: statement, at: index)
-            }
+        let encoded = try SQLiteValueCodec.encode(value, attribute: attribute, external: files)
+        if case .string(let text) = encoded.storage {
+            Self.bindText(text, to: statement, at: index)
+        } else {
+            _ = encoded.bind(to: statement, at: index)
         }
     }
 
@@ -167,9 +147,7 @@ extension SQLiteStore {
     }
 
     @inline(__always)
-    private static func metadata(_ type: Any.Type) -> UInt {
-        UInt(bitPattern: unsafeBitCast(type, to: UnsafeRawPointer.self))
-    }
+    private static func metadata(_ type: Any.Type) -> UInt { PlainValues.metadata(type) }
 }
 
 /// What decoding a row of one entity needs, made once per entity and store mapping and

@@ -153,7 +153,7 @@ extension SQLiteStore {
         case .attribute(let attribute):
             if !Self.bindInPlace(change.values, at: column.index, kind: column.kind, to: statement, at: parameter) {
                 try bindValue(
-                    change.values[column.index], kind: column.kind, attribute: attribute, to: statement, at: parameter,
+                    change.values[column.index], attribute: attribute, to: statement, at: parameter,
                     files: files)
             }
             parameter += 1
