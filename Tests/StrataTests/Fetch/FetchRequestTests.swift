@@ -196,6 +196,48 @@ import Testing
         }
     }
 
+    /// A to-many without inverse is stored in a hidden column of the destination's table, and
+    /// its prefetch reads the rows of every owner ordered by key: rows of different owners
+    /// interleave, and each owner still gets all of its own.
+    @Test func prefetchingAToManyWithoutInverseKeepsEveryOwnersRows() throws {
+        let model = NSManagedObjectModel {
+            Entity("Crate") {
+                Attribute("label", .stringAttributeType)
+                Relationship("contents", to: "Parcel", toMany: true)
+            }
+            Entity("Parcel") { Attribute("name", .stringAttributeType) }
+        }
+        let store = try ScratchStore(model: model)
+        defer { store.remove() }
+        let writer = store.newContext()
+        try writer.performAndWait {
+            let crates = ["a", "b"].map { label in
+                let crate = NSEntityDescription.insertNewObject(forEntityName: "Crate", into: writer)
+                crate.setValue(label, forKey: "label")
+                return crate
+            }
+            // Parcels made in turn for each crate: their keys alternate between the owners.
+            for number in 1...6 {
+                let parcel = NSEntityDescription.insertNewObject(forEntityName: "Parcel", into: writer)
+                parcel.setValue("p\(number)", forKey: "name")
+                crates[number % 2 == 1 ? 0 : 1].mutableSetValue(forKey: "contents").add(parcel)
+            }
+            try writer.save()
+        }
+        let reader = store.newContext()
+        try reader.performAndWait {
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Crate")
+            request.relationshipKeyPathsForPrefetching = ["contents"]
+            var contents: [String: Set<String>] = [:]
+            for crate in try reader.fetch(request) {
+                let parcels = (crate.value(forKey: "contents") as? NSSet)?.allObjects as? [NSManagedObject] ?? []
+                contents[crate.value(forKey: "label") as? String ?? "?"] = Set(
+                    parcels.compactMap { $0.value(forKey: "name") as? String })
+            }
+            #expect(contents == ["a": ["p1", "p3", "p5"], "b": ["p2", "p4", "p6"]])
+        }
+    }
+
     @Test func templatesFromTheModelTakeVariables() throws {
         let library = try FetchLibrary()
         defer { library.remove() }

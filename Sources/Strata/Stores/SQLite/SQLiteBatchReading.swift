@@ -109,13 +109,14 @@ extension SQLiteStore {
                     let last = sqlite3_column_count(statement) - 1
                     return (sqlite3_column_int64(statement, last), decoder.decode(statement))
                 }
-                // Rows come ordered by owner: each owner's run is stored once.
+                // Rows mostly come ordered by owner (not those of a hidden column, ordered by
+                // key): each run of one owner's rows is added at once.
                 var start = rows.startIndex
                 while start < rows.endIndex {
                     let key = rows[start].0
                     var end = start + 1
                     while end < rows.endIndex, rows[end].0 == key { end += 1 }
-                    if let owner = byKey[key] { result[owner] = rows[start..<end].map(\.1) }
+                    if let owner = byKey[key] { result[owner, default: []] += rows[start..<end].map(\.1) }
                     start = end
                 }
             }
