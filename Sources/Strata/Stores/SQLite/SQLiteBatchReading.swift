@@ -111,13 +111,9 @@ extension SQLiteStore {
                 }
                 // Rows mostly come ordered by owner (not those of a hidden column, ordered by
                 // key): each run of one owner's rows is added at once.
-                var start = rows.startIndex
-                while start < rows.endIndex {
-                    let key = rows[start].0
-                    var end = start + 1
-                    while end < rows.endIndex, rows[end].0 == key { end += 1 }
-                    if let owner = byKey[key] { result[owner, default: []] += rows[start..<end].map(\.1) }
-                    start = end
+                rows.forEachRun(where: { $0.0 == $1.0 }) { run in
+                    guard let key = run.first?.0, let owner = byKey[key] else { return }
+                    result[owner, default: []] += run.map(\.1)
                 }
             }
         }

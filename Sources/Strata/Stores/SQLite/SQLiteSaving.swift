@@ -21,17 +21,13 @@ extension SQLiteStore {
         // Inserted objects come in runs of one entity: each run is looked up and counted once.
         var runs: [(mapping: SQLiteEntityMapping, count: Int64)] = []
         var needed: [Int: Int64] = [:]
-        var start = entities.startIndex
-        while start < entities.endIndex {
-            let entity = entities[start]
-            var end = start + 1
-            while end < entities.endIndex, entities[end] === entity { end += 1 }
-            guard let entityMapping = mapping.mapping(for: entity) else {
-                throw CoreDataError.make(NSPersistentStoreSaveError, "Entity \(entity.name ?? "?") is not in the store's model.")
+        try entities.forEachRun(where: ===) { run in
+            guard let entity = run.first, let entityMapping = mapping.mapping(for: entity) else {
+                throw CoreDataError.make(
+                    NSPersistentStoreSaveError, "Entity \(run.first?.name ?? "?") is not in the store's model.")
             }
-            runs.append((entityMapping, Int64(end - start)))
-            needed[entityMapping.rootNumber, default: 0] += Int64(end - start)
-            start = end
+            runs.append((entityMapping, Int64(run.count)))
+            needed[entityMapping.rootNumber, default: 0] += Int64(run.count)
         }
         var next: [Int: Int64] = [:]
         for (root, count) in needed {
