@@ -30,13 +30,11 @@ enum SQLiteValueKind {
 }
 
 extension SQLiteStore {
-    /// The attribute value of column `position` of the statement's current row.
-    func columnValue(
-        _ statement: SQLiteStatement, _ position: Int32, kind: SQLiteValueKind, attribute: NSAttributeDescription
-    ) -> Any? {
-        if let value = Self.typedColumnValue(statement, position, kind: kind) { return value }
-        let value = DatabaseValue(sqliteStatement: statement, index: position)
-        return SQLiteValueCodec.decode(value, attribute: attribute, externalData: externalData)
+    /// A column's value through the codec: the types without a typed path, and values stored
+    /// in another form than their attribute's (`typedColumnValue` answered `nil`).
+    func codecColumnValue(_ statement: SQLiteStatement, _ position: Int32, attribute: NSAttributeDescription) -> Any? {
+        SQLiteValueCodec.decode(
+            DatabaseValue(sqliteStatement: statement, index: position), attribute: attribute, externalData: externalData)
     }
 
     /// The value of a column of a common kind stored as that kind (or `NULL`, `.some(nil)`);
@@ -282,8 +280,7 @@ final class SQLiteRowDecoder {
                         (base + next).initialize(to: typed)
                     } else if let attribute = step.attribute {
                         (base + next).initialize(
-                            to: store.columnValue(
-                                statement, step.position, kind: .other, attribute: attribute.takeUnretainedValue()))
+                            to: store.codecColumnValue(statement, step.position, attribute: attribute.takeUnretainedValue()))
                     } else {
                         (base + next).initialize(to: nil)
                     }
