@@ -112,7 +112,7 @@ extension NSManagedObjectContext {
         return namedValues(snapshot.values, layout: object.layout)
     }
 
-    static func namedValues(_ values: [Any?], layout: EntityLayout) -> [String: Any] {
+    static func namedValues(_ values: ValueRow, layout: EntityLayout) -> [String: Any] {
         var named: [String: Any] = [:]
         for index in layout.persistentIndexes where !layout.isToMany(index) && index < values.count {
             named[layout.properties[index].name] = values[index] ?? NSNull()

@@ -101,7 +101,7 @@ extension NSManagedObjectContext {
         }
         for object in deleted where !object.objectID.isTemporaryID && !object.isInaccessible {
             request.deletes.append(
-                RowChange(objectID: object.objectID, values: [], changed: [], expectedVersion: object.snapshot?.version ?? 1))
+                RowChange(objectID: object.objectID, values: .empty, changed: [], expectedVersion: object.snapshot?.version ?? 1))
         }
         return request
     }
@@ -111,10 +111,10 @@ extension NSManagedObjectContext {
     /// The object's own array is the start: its stored attributes are already in store form,
     /// so that an entity without relationships or transient attributes shares the array
     /// instead of copying it value by value.
-    private func storeValues(of object: NSManagedObject) -> [Any?] {
+    private func storeValues(of object: NSManagedObject) -> ValueRow {
         let layout = object.layout
         guard object.values.count == layout.properties.count else {
-            var values = [Any?](repeating: nil, count: layout.properties.count)
+            var values = ValueRow(shape: layout.valueShape)
             for index in layout.persistentIndexes where index < object.values.count {
                 values[index] = Self.storeValue(object.values[index], kind: layout.kinds[index])
             }

@@ -165,7 +165,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         let type = objectClass(for: objectID.entity)
         let object = type.init(entity: objectID.entity, insertInto: nil)
         object.storedObjectID = objectID
-        object.values = []
+        object.values = .empty
         object.faulted = true
         object.hasAwokenFromInsert = true
         object.managedObjectContext = self

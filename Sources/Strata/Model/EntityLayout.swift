@@ -18,8 +18,10 @@ final class EntityLayout: @unchecked Sendable {
     private let names: NameTable
     private let nameLengths: [Int]
     let kinds: [Kind]
+    /// How rows of the entity store their values: attributes by their stored type.
+    let valueShape: ValueShape
     /// The values a new object starts with: attribute defaults, empty relationships.
-    let initialValues: [Any?]
+    let initialValues: ValueRow
     /// Indexes of the properties a store keeps (not transient, not fetched properties).
     let persistentIndexes: [Int]
     /// For each attribute, the Swift type its values are stored as, if there is one; a value
@@ -57,13 +59,20 @@ final class EntityLayout: @unchecked Sendable {
             }
         }
         self.kinds = kinds
-        initialValues = zip(properties, kinds).map { property, kind -> Any? in
-            switch kind {
-            case .attribute: (property as? NSAttributeDescription)?.defaultValue
-            case .toMany: [NSManagedObject]()
-            default: nil
-            }
-        }
+        let valueShape = ValueShape(
+            kinds: zip(properties, kinds).map { property, kind in
+                guard kind == .attribute, let attribute = property as? NSAttributeDescription else { return .any }
+                return ValueShape.Kind(storedType: ManagedValueCoercion.storedType(of: attribute.attributeType))
+            })
+        self.valueShape = valueShape
+        initialValues = ValueRow(
+            zip(properties, kinds).map { property, kind -> Any? in
+                switch kind {
+                case .attribute: (property as? NSAttributeDescription)?.defaultValue
+                case .toMany: [NSManagedObject]()
+                default: nil
+                }
+            }, shape: valueShape)
         persistentIndexes = properties.indices.filter { index in
             !properties[index].isTransient && kinds[index] != .other
         }

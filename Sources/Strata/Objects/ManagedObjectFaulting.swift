@@ -26,7 +26,9 @@ extension NSManagedObject {
     func fill(from snapshot: Snapshot, in context: NSManagedObjectContext, awake: Bool = true) {
         var filled = snapshot.values
         if filled.count != layout.properties.count {
-            filled = (0..<layout.properties.count).map { $0 < snapshot.values.count ? snapshot.values[$0] : nil }
+            filled = ValueRow(
+                (0..<layout.properties.count).map { $0 < snapshot.values.count ? snapshot.values[$0] : nil },
+                shape: layout.valueShape)
         }
         for index in layout.objectOnlyIndexes {
             switch layout.kinds[index] {
@@ -71,7 +73,7 @@ extension NSManagedObject {
     func turnIntoFault() {
         guard !faulted else { return }
         willTurnIntoFault()
-        values = []
+        values = .empty
         faulted = true
         changedIndexes.removeAll()
         eventChangedIndexes.removeAll()

@@ -48,7 +48,37 @@ extension NSManagedObject {
     /// Sets a property from its Swift value.
     @inlinable
     public func _setManagedValue<Value>(_ value: Value?, forKey key: String) {
-        _setManagedStoredValue(value.map { $0 as Any }, forKey: key)
+        // Unwrapped here, so that the typed path is not asked for `Optional<Value>`'s metadata.
+        if let value {
+            _setManagedTypedValue(value, forKey: key)
+        } else {
+            _setManagedStoredValue(nil, forKey: key)
+        }
+    }
+
+    /// Sets an attribute from a typed setter whose Swift type is the one the attribute stores
+    /// (`Int64` for an Integer 64 attribute…): the value goes into the object's typed storage
+    /// without an `Any`, between `willChangeValue` and `didChangeValue` as `setValue(_:forKey:)`
+    /// would put it. Anything else (relationships, other types) goes the general way.
+    @usableFromInline
+    @_specialize(where Value == Int16)
+    @_specialize(where Value == Int32)
+    @_specialize(where Value == Int64)
+    @_specialize(where Value == Double)
+    @_specialize(where Value == Float)
+    @_specialize(where Value == Bool)
+    @_specialize(where Value == Date)
+    @_specialize(where Value == String)
+    func _setManagedTypedValue<Value>(_ value: Value, forKey key: String) {
+        guard let index = layout.index(of: key), layout.kinds[index] == .attribute,
+            !layout.properties[index].isReadOnly, layout.valueShape.holdsInPlace(Value.self, at: index)
+        else { return _setManagedStoredValue(value, forKey: key) }
+        willChangeValue(forKey: key)
+        fireFault()
+        values.set(value, at: index)
+        changedIndexes.insert(index)
+        eventChangedIndexes.insert(index)
+        didChangeValue(forKey: key)
     }
 
     /// The position of an attribute that a typed accessor reads straight from the object's
@@ -69,7 +99,7 @@ extension NSManagedObject {
     /// `nil` and `NSNull` read as `nil`; other values are cast or converted.
     @inlinable
     final func _managedAttributeValue<Value>(at index: Int, as type: Value.Type) -> Value? {
-        if let exact = _ManagedExactValue.read(in: values, at: index, as: Value.self) { return exact }
+        if let exact = values.exactValue(at: index, as: Value.self) { return exact }
         guard let raw = Self._managedNonNull(values[index]) else { return nil }
         if let value = raw as? Value { return value }
         return Self._managedConverted(raw, to: Value.self)
@@ -138,32 +168,6 @@ public enum _ManagedExactValue {
             let metadata = buffer.load(fromByteOffset: 3 * MemoryLayout<Int>.size, as: UnsafeRawPointer.self)
             guard metadata == unsafeBitCast(Value.self as Any.Type, to: UnsafeRawPointer.self) else { return nil }
             return buffer.load(as: Value.self)
-        }
-    }
-}
-
-extension _ManagedExactValue {
-    /// The value at `index` of an array of optional values, read in place when it is `nil`
-    /// (`.some(nil)`) or of exactly type `Value` (`.some(value)`, under the conditions of
-    /// `read(_:as:)`); `nil` when it must be cast.
-    @inlinable @inline(__always)
-    public static func read<Value>(in values: [Any?], at index: Int, as type: Value.Type) -> Value?? {
-        guard MemoryLayout<Any?>.size == 4 * MemoryLayout<Int>.size,
-            MemoryLayout<Value>.size <= 3 * MemoryLayout<Int>.size,
-            MemoryLayout<Value>.alignment <= MemoryLayout<Int>.alignment,
-            _isPOD(Value.self) || Value.self == String.self
-        else { return nil }
-        return values.withUnsafeBufferPointer { buffer -> Value?? in
-            guard index >= 0, index < buffer.count, let base = buffer.baseAddress else { return nil }
-            // `Optional<Any>.none` is the existential with a null metadata word (the metadata
-            // pointer's first extra inhabitant); a value's metadata word is its type.
-            let slot = UnsafeRawPointer(base + index)
-            let metadata = slot.load(fromByteOffset: 3 * MemoryLayout<Int>.size, as: UInt.self)
-            if metadata == 0 { return .some(nil) }
-            guard metadata == UInt(bitPattern: unsafeBitCast(Value.self as Any.Type, to: UnsafeRawPointer.self)) else {
-                return nil
-            }
-            return .some(slot.load(as: Value.self))
         }
     }
 }

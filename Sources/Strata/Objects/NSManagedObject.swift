@@ -30,7 +30,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     /// Current values by property position (see `EntityLayout`): attribute values, to-one
     /// destinations as objects, to-many destinations as `[NSManagedObject]` in order, or
     /// `RelationshipFault.marker` until they are loaded. Empty while the object is a fault.
-    @usableFromInline @exclusivity(unchecked) final var values: [Any?]
+    @usableFromInline @exclusivity(unchecked) final var values: ValueRow
     /// The values as last fetched or saved; `nil` for an object never saved.
     @exclusivity(unchecked) var snapshot: Snapshot?
     /// A snapshot waiting to fill the object when its fault fires.
@@ -161,7 +161,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
             case .toMany(let ordered):
                 guard let ids = value as? [NSManagedObjectID], let context = managedObjectContext else { continue }
                 let objects = ids.map { context.object(with: $0) }
-                result[name] = ordered ? NSOrderedSet(array: objects) : NSSet(array: objects)
+                result[name] = ordered ? NSOrderedSet(array: objects) : Self.set(of: objects)
             default:
                 result[name] = value ?? NSNull()
             }
@@ -289,9 +289,20 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
         switch layout.kinds[index] {
         case .toMany(let ordered):
             let objects = toManyObjects(at: index)
-            return ordered ? NSOrderedSet(array: objects) : NSSet(array: objects)
+            return ordered ? NSOrderedSet(array: objects) : Self.set(of: objects)
         default:
             return values[index]
+        }
+    }
+
+    /// An `NSSet` of objects, made from them as `AnyObject`s: `NSSet(array:)` takes `[Any]` and
+    /// boxes each element for the Objective-C side before the set boxes it again, which on
+    /// Linux costs more than the set itself.
+    static func set(of objects: [NSManagedObject]) -> NSSet {
+        objects.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: AnyObject.self) { objects in
+                NSSet(objects: objects.baseAddress, count: objects.count)
+            }
         }
     }
 

@@ -11,9 +11,9 @@ final class Snapshot: @unchecked Sendable {
     let objectID: NSManagedObjectID
     /// The row's optimistic-locking version (`Z_OPT`).
     let version: Int64
-    let values: [Any?]
+    let values: ValueRow
 
-    init(objectID: NSManagedObjectID, version: Int64, values: [Any?]) {
+    init(objectID: NSManagedObjectID, version: Int64, values: ValueRow) {
         self.objectID = objectID
         self.version = version
         self.values = values
@@ -63,7 +63,7 @@ struct RowChange {
     var objectID: NSManagedObjectID
     /// Values in the entity's layout, in store form (`Snapshot.values`, with every to-many
     /// that changed given in full).
-    var values: [Any?]
+    var values: ValueRow
     /// Positions of the properties to write (all stored properties for an insert).
     var changed: [Int]
     /// The version the context last saw (`Z_OPT`); 0 for an insert.

@@ -156,15 +156,17 @@ private func gaugeModel() -> NSManagedObjectModel {
         }
     }
 
-    @Test func theDirectReadOfASlotAgreesWithTheCast() {
+    @Test(arguments: [false, true])
+    func theDirectReadOfASlotAgreesWithTheCast(typed: Bool) {
         let values: [Any?] = [Int32(9), nil, "text", NSNull(), Int64(3)]
-        #expect(_ManagedExactValue.read(in: values, at: 0, as: Int32.self) == .some(.some(9)))
-        #expect(_ManagedExactValue.read(in: values, at: 1, as: Int32.self) == .some(.none))
-        #expect(_ManagedExactValue.read(in: values, at: 2, as: String.self) == .some(.some("text")))
-        #expect(_ManagedExactValue.read(in: values, at: 3, as: Int32.self) == .none)
-        #expect(_ManagedExactValue.read(in: values, at: 4, as: Int32.self) == .none)
-        #expect(_ManagedExactValue.read(in: values, at: 5, as: Int32.self) == .none)
-        #expect(_ManagedExactValue.read(in: values, at: -1, as: Int32.self) == .none)
+        let shape = ValueShape(kinds: typed ? [.int32, .int32, .string, .int32, .int32] : Array(repeating: .any, count: 5))
+        let row = ValueRow(values, shape: shape)
+        #expect(row.exactValue(at: 0, as: Int32.self) == .some(.some(9)))
+        #expect(row.exactValue(at: 1, as: Int32.self) == .some(.none))
+        #expect(row.exactValue(at: 2, as: String.self) == .some(.some("text")))
+        #expect(row.exactValue(at: 3, as: Int32.self) == .none)
+        #expect(row.exactValue(at: 4, as: Int32.self) == .none)
+        #expect(row.exactValue(at: 0, as: Int64.self) == .none)
     }
 }
 

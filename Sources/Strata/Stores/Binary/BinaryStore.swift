@@ -35,7 +35,7 @@ final class BinaryStore: InMemoryStore, @unchecked Sendable {
             let id = objectID(entity: entity, primaryKey: key)
             let stored = (row["values"] as? [String: Any]) ?? [:]
             let layout = entity.layout
-            var values = [Any?](repeating: nil, count: layout.properties.count)
+            var values = ValueRow(shape: layout.valueShape)
             for index in layout.persistentIndexes {
                 values[index] = decode(stored[layout.properties[index].name], index: index, layout: layout, entities: entities)
             }

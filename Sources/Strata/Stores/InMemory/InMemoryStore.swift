@@ -98,9 +98,10 @@ class InMemoryStore: NSPersistentStore, @unchecked Sendable {
             }
             for change in request.inserts {
                 let id = idMap[change.objectID] ?? change.objectID
-                let values = change.values.enumerated().map { index, value -> Any? in
-                    id.entity.layout.isToMany(index) ? (resolve(value) ?? [NSManagedObjectID]()) : resolve(value)
-                }
+                let values = ValueRow(
+                    change.values.enumerated().map { index, value -> Any? in
+                        id.entity.layout.isToMany(index) ? (resolve(value) ?? [NSManagedObjectID]()) : resolve(value)
+                    }, shape: id.entity.layout.valueShape)
                 let snapshot = Snapshot(objectID: id, version: 1, values: values)
                 working.rows[id] = snapshot
                 result.snapshots[id] = snapshot

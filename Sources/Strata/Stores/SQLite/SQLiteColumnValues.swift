@@ -37,31 +37,38 @@ extension SQLiteStore {
             DatabaseValue(sqliteStatement: statement, index: position), attribute: attribute, externalData: externalData)
     }
 
-    /// The value of a column of a common kind stored as that kind (or `NULL`, `.some(nil)`);
-    /// `nil` when it takes the codec. Needs no attribute, so a row decoder holds none.
+    /// Stores the value of a column of a common kind stored as that kind (nothing for `NULL`)
+    /// at `index` of a new row, typed; `false` when it takes the codec. Needs no attribute, so a
+    /// row decoder holds none.
     @inline(__always)
-    static func typedColumnValue(_ statement: SQLiteStatement, _ position: Int32, kind: SQLiteValueKind) -> Any?? {
+    static func storeTypedColumn(
+        _ statement: SQLiteStatement, _ position: Int32, kind: SQLiteValueKind, in row: ValueStorage, at index: Int
+    ) -> Bool {
         switch (kind, sqlite3_column_type(statement, position)) {
-        case (_, SQLITE_NULL): return .some(nil)
-        case (.int16, SQLITE_INTEGER): return Int16(truncatingIfNeeded: sqlite3_column_int64(statement, position))
-        case (.int32, SQLITE_INTEGER): return Int32(truncatingIfNeeded: sqlite3_column_int64(statement, position))
-        case (.int64, SQLITE_INTEGER): return sqlite3_column_int64(statement, position)
-        case (.bool, SQLITE_INTEGER): return sqlite3_column_int64(statement, position) != 0
-        case (.double, SQLITE_FLOAT): return sqlite3_column_double(statement, position)
-        case (.double, SQLITE_INTEGER): return Double(sqlite3_column_int64(statement, position))
-        case (.float, SQLITE_FLOAT): return Float(sqlite3_column_double(statement, position))
-        case (.float, SQLITE_INTEGER): return Float(sqlite3_column_int64(statement, position))
+        case (_, SQLITE_NULL): break
+        case (.int16, SQLITE_INTEGER): row.set(Int16(truncatingIfNeeded: sqlite3_column_int64(statement, position)), at: index)
+        case (.int32, SQLITE_INTEGER): row.set(Int32(truncatingIfNeeded: sqlite3_column_int64(statement, position)), at: index)
+        case (.int64, SQLITE_INTEGER): row.set(sqlite3_column_int64(statement, position), at: index)
+        case (.bool, SQLITE_INTEGER): row.set(sqlite3_column_int64(statement, position) != 0, at: index)
+        case (.double, SQLITE_FLOAT): row.set(sqlite3_column_double(statement, position), at: index)
+        case (.double, SQLITE_INTEGER): row.set(Double(sqlite3_column_int64(statement, position)), at: index)
+        case (.float, SQLITE_FLOAT): row.set(Float(sqlite3_column_double(statement, position)), at: index)
+        case (.float, SQLITE_INTEGER): row.set(Float(sqlite3_column_int64(statement, position)), at: index)
         case (.date, SQLITE_FLOAT):
-            return Date(timeIntervalSinceReferenceDate: sqlite3_column_double(statement, position))
+            row.set(Date(timeIntervalSinceReferenceDate: sqlite3_column_double(statement, position)), at: index)
         case (.date, SQLITE_INTEGER):
-            return Date(timeIntervalSinceReferenceDate: Double(sqlite3_column_int64(statement, position)))
+            row.set(Date(timeIntervalSinceReferenceDate: Double(sqlite3_column_int64(statement, position))), at: index)
         case (.string, SQLITE_TEXT):
-            guard let text = sqlite3_column_text(statement, position) else { return "" }
+            guard let text = sqlite3_column_text(statement, position) else {
+                row.set("", at: index)
+                break
+            }
             let count = Int(sqlite3_column_bytes(statement, position))
-            return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+            row.set(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self), at: index)
         default:
-            return nil
+            return false
         }
+        return true
     }
 
     /// The statement's current row, a `SELECT` of its table's `selectColumns`, as a snapshot
@@ -111,14 +118,10 @@ extension SQLiteStore {
     /// inline value): no copy of the existential, no dynamic cast, which together cost more
     /// than SQLite's own binding. `false` when the value takes `bindValue`.
     static func bindInPlace(
-        _ values: [Any?], at index: Int, kind: SQLiteValueKind, to statement: SQLiteStatement, at parameter: Int32
+        _ values: ValueRow, at index: Int, kind: SQLiteValueKind, to statement: SQLiteStatement, at parameter: Int32
     ) -> Bool {
-        guard MemoryLayout<Any?>.size == 4 * MemoryLayout<Int>.size, kind != .other else { return false }
-        return values.withUnsafeBufferPointer { buffer -> Bool in
-            guard index >= 0, index < buffer.count, let base = buffer.baseAddress else { return false }
-            let slot = UnsafeRawPointer(base + index)
-            // `nil` is the container with a null type word; otherwise the word is the value's type.
-            let type = slot.load(fromByteOffset: 3 * MemoryLayout<Int>.size, as: UInt.self)
+        guard kind != .other, values.indices.contains(index) else { return false }
+        return values.storage.withSlot(at: index) { slot, type -> Bool in
             switch kind {
             case _ where type == 0: sqlite3_bind_null(statement, parameter)
             case .int16 where type == metadata(Int16.self):
@@ -141,7 +144,7 @@ extension SQLiteStore {
                 return false
             }
             return true
-        }
+        } ?? false
     }
 
     @inline(__always)
@@ -158,6 +161,8 @@ final class SQLiteRowPlan: @unchecked Sendable {
     let entity: NSEntityDescription
     let root: ObjectIdentifier
     let count: Int
+    /// How the entity's rows store their values.
+    let shape: ValueShape
     fileprivate let steps: [Step]
     fileprivate let toOnes: [ToOne]
     /// Keeps the attributes and relationships the steps point to.
@@ -183,6 +188,7 @@ final class SQLiteRowPlan: @unchecked Sendable {
         self.entity = entity
         self.root = ObjectIdentifier(entity.rootEntity)
         self.count = entity.layout.properties.count
+        self.shape = entity.layout.valueShape
         self.columns = columns
         var steps: [Step] = []
         var toOnes: [ToOne] = []
@@ -261,41 +267,26 @@ final class SQLiteRowDecoder {
         let key = sqlite3_column_int64(statement, 0)
         let version: Int64 = sqlite3_column_type(statement, 2) == SQLITE_NULL ? 1 : sqlite3_column_int64(statement, 2)
         let plan = plan(statement, entityColumn: 1)
-        let count = plan.count
-        // Written in place in layout order: no array of nils to overwrite, no growth checks.
-        let values = [Any?](unsafeUninitializedCapacity: count) { buffer, initialized in
-            initialized = 0
-            guard let base = buffer.baseAddress else { return }
-            var next = 0
-            plan.steps.withUnsafeBufferPointer { steps in
-                for step in steps {
-                    while next < step.index {
-                        (base + next).initialize(to: nil)
-                        next += 1
+        // A new storage, this decoder's alone: values are written into it in place.
+        let row = ValueStorage.make(shape: plan.shape)
+        plan.steps.withUnsafeBufferPointer { steps in
+            for step in steps {
+                if step.toOne >= 0 {
+                    if let id = destination(statement, step.position, plan.toOnes[step.toOne], at: step.toOne) {
+                        row.setValue(id, at: step.index)
                     }
-                    if step.toOne >= 0 {
-                        (base + next).initialize(
-                            to: destination(statement, step.position, plan.toOnes[step.toOne], at: step.toOne))
-                    } else if let typed = SQLiteStore.typedColumnValue(statement, step.position, kind: step.kind) {
-                        (base + next).initialize(to: typed)
-                    } else if let attribute = step.attribute {
-                        (base + next).initialize(
-                            to: store.codecColumnValue(statement, step.position, attribute: attribute.takeUnretainedValue()))
-                    } else {
-                        (base + next).initialize(to: nil)
-                    }
-                    next += 1
+                } else if !SQLiteStore.storeTypedColumn(statement, step.position, kind: step.kind, in: row, at: step.index),
+                    let attribute = step.attribute
+                {
+                    row.setValue(
+                        store.codecColumnValue(statement, step.position, attribute: attribute.takeUnretainedValue()),
+                        at: step.index)
                 }
             }
-            while next < count {
-                (base + next).initialize(to: nil)
-                next += 1
-            }
-            initialized = count
         }
         let objectID = NSManagedObjectID(
             entity: plan.entity, primaryKey: key, store: store, storeIdentifier: storeIdentifier, root: plan.root)
-        return Snapshot(objectID: objectID, version: version, values: values)
+        return Snapshot(objectID: objectID, version: version, values: ValueRow(storage: row))
     }
 
     /// The ID a to-one column points to, or `nil`.

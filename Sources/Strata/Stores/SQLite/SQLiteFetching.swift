@@ -185,7 +185,7 @@ extension SQLiteStore {
         let version: Int64 = row[2] ?? 1
         let entityMapping = mapping.mapping(number: row[1], rowOf: expected)
         let entity = entityMapping.entity
-        var values = [Any?](repeating: nil, count: entity.layout.properties.count)
+        var values = ValueRow(shape: entity.layout.valueShape)
         for column in mapping.readPlan(number: entityMapping.number) {
             let value: DatabaseValue = row[column.position]
             switch column.binding {
