@@ -61,6 +61,7 @@ final class EntityLayout: @unchecked Sendable {
         self.kinds = kinds
         let valueShape = ValueShape(
             kinds: zip(properties, kinds).map { property, kind in
+                if kind == .toOne { return .object }
                 guard kind == .attribute, let attribute = property as? NSAttributeDescription else { return .any }
                 return ValueShape.Kind(storedType: ManagedValueCoercion.storedType(of: attribute.attributeType))
             })

@@ -36,7 +36,7 @@ extension NSManagedObject {
                 filled[index] = layout.initialValues[index]
             case .toOne:
                 if let id = filled[index] as? NSManagedObjectID {
-                    filled[index] = context.object(with: id)
+                    filled.setObject(context.object(with: id), at: index)
                 } else if filled[index] != nil {
                     filled[index] = nil
                 }

@@ -35,15 +35,16 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     @exclusivity(unchecked) var snapshot: Snapshot?
     /// A snapshot waiting to fill the object when its fault fires.
     @exclusivity(unchecked) var pendingSnapshot: Snapshot?
-    /// Whether the values have not been loaded yet.
-    @exclusivity(unchecked) var faulted = false
     /// Properties changed since the last save, by position.
     @exclusivity(unchecked) var changedIndexes = PropertyIndexSet()
     /// Properties changed since the last `processPendingChanges`, by position.
     @exclusivity(unchecked) var eventChangedIndexes = PropertyIndexSet()
+    @exclusivity(unchecked) var storedObjectID: NSManagedObjectID?
+    // The flags side by side: each one between words took a word (16 bytes an object).
+    /// Whether the values have not been loaded yet.
+    @exclusivity(unchecked) var faulted = false
     /// Whether the store no longer has the object's row (a fault that could not be filled).
     @exclusivity(unchecked) var isInaccessible = false
-    @exclusivity(unchecked) var storedObjectID: NSManagedObjectID?
     @exclusivity(unchecked) var hasAwokenFromInsert = false
     /// The batch of a batched fetch this fault loads with, and its position there.
     @exclusivity(unchecked) var batch: (loader: BatchFaultLoader, position: Int)?

@@ -5,8 +5,8 @@ import Foundation
 ///
 /// Reads and writes give and take `Any?`, as an array of optional values would; a row stores
 /// them by the type its entity's attributes store (`ValueShape`): numbers, Booleans and dates
-/// in eight bytes, strings in sixteen, with one byte a position saying whether there is a
-/// value. A position keeps any other value, and a value of another type than its attribute's
+/// in eight bytes, strings in sixteen, to-one destinations (objects or IDs) as one reference,
+/// with one byte a position saying whether there is a value. A position keeps any other value, and a value of another type than its attribute's
 /// (an `NSNumber` set through key-value coding, `NSNull`), as it was given, beside the typed
 /// ones: a value reads back with the type it was stored with. An `[Any?]` took 32 bytes a
 /// value, was allocated through the runtime's generic metadata lookup, and copied and
@@ -57,6 +57,12 @@ struct ValueRow {
         storage.exactValue(at: index, as: type)
     }
 
+    /// Writes a to-one destination (an object or an object ID) or `nil`.
+    mutating func setObject(_ object: AnyObject?, at index: Int) {
+        makeUnique()
+        storage.setObject(object, at: index)
+    }
+
     /// Writes a value of the row's own type for `index` in place, or, for values of other types,
     /// as `subscript` does.
     @inline(__always)
@@ -95,16 +101,20 @@ final class ValueShape: @unchecked Sendable {
     /// How one position stores its value.
     @usableFromInline
     enum Kind: UInt8, Sendable {
-        /// An `Any?`: relationships, and attributes of the types the other kinds do not cover.
+        /// An `Any?`: to-many relationships, and attributes of the types the other kinds do not
+        /// cover.
         case any
         case int16, int32, int64, double, float, bool, date
         case string
+        /// An `AnyObject?`, for to-one relationships (an object, or an object ID in snapshots).
+        case object
 
         /// The bytes of the position (its value buffer).
         var size: Int {
             switch self {
             case .any: MemoryLayout<Any?>.size
             case .string: MemoryLayout<String>.size
+            case .object: MemoryLayout<AnyObject?>.size
             default: 8
             }
         }
@@ -112,7 +122,7 @@ final class ValueShape: @unchecked Sendable {
         /// The Swift type a typed position holds.
         var type: Any.Type? {
             switch self {
-            case .any: nil
+            case .any, .object: nil
             case .int16: Int16.self
             case .int32: Int32.self
             case .int64: Int64.self
@@ -133,8 +143,8 @@ final class ValueShape: @unchecked Sendable {
 
     let kinds: [Kind]
     @usableFromInline let table: ShapeTable
-    /// The positions whose bytes hold references (`.any` and `.string`), which copies retain
-    /// and destruction releases.
+    /// The positions whose bytes hold references (`.any`, `.string` and `.object`), which copies
+    /// retain and destruction releases.
     let referencePositions: [Int]
     var count: Int { table.count }
 
@@ -151,14 +161,14 @@ final class ValueShape: @unchecked Sendable {
         table = ShapeTable(
             kinds: kinds, offsets: offsets, typeWords: kinds.map { $0.type.map(PlainValues.metadata) ?? 0 },
             tagOffset: offset, wordCount: max(1, (offset + kinds.count + 7) / 8))
-        referencePositions = kinds.indices.filter { kinds[$0] == .any || kinds[$0] == .string }
+        referencePositions = kinds.indices.filter { kinds[$0] == .any || kinds[$0] == .string || kinds[$0] == .object }
     }
 
     /// Whether position `index` stores values of `type` in place (typed).
     @inline(__always)
     func holdsInPlace<Value>(_ type: Value.Type, at index: Int) -> Bool {
         let slot = table.slot(index)
-        return slot.kind != .any && slot.typeWord == PlainValues.metadata(Value.self)
+        return slot.kind != .any && slot.kind != .object && slot.typeWord == PlainValues.metadata(Value.self)
     }
 
     /// A shape whose every position holds any value.
@@ -260,8 +270,12 @@ final class ValueStorage: ManagedBuffer<ValueStorage.Header, UInt64> {
         storage.withUnsafeMutablePointerToElements { words in
             words.initialize(repeating: 0, count: table.wordCount)
             let base = UnsafeMutableRawPointer(words)
-            for position in shape.referencePositions where table.kind(position) == .any {
-                (base + table.offset(position)).initializeMemory(as: Any?.self, repeating: nil, count: 1)
+            for position in shape.referencePositions {
+                switch table.kind(position) {
+                case .any: (base + table.offset(position)).initializeMemory(as: Any?.self, repeating: nil, count: 1)
+                case .object: (base + table.offset(position)).initializeMemory(as: AnyObject?.self, repeating: nil, count: 1)
+                default: break
+                }
             }
         }
         return storage
@@ -276,6 +290,8 @@ final class ValueStorage: ManagedBuffer<ValueStorage.Header, UInt64> {
                 switch table.kind(position) {
                 case .any:
                     slot.assumingMemoryBound(to: Any?.self).deinitialize(count: 1)
+                case .object:
+                    slot.assumingMemoryBound(to: AnyObject?.self).deinitialize(count: 1)
                 case .string where base.load(fromByteOffset: table.tagOffset + position, as: UInt8.self) == Tag.typed.rawValue:
                     slot.assumingMemoryBound(to: String.self).deinitialize(count: 1)
                 default:
@@ -307,6 +323,10 @@ final class ValueStorage: ManagedBuffer<ValueStorage.Header, UInt64> {
                     case .any:
                         (to + offset).initializeMemory(
                             as: Any?.self, repeating: (from + offset).assumingMemoryBound(to: Any?.self).pointee, count: 1)
+                    case .object:
+                        (to + offset).initializeMemory(
+                            as: AnyObject?.self, repeating: (from + offset).assumingMemoryBound(to: AnyObject?.self).pointee,
+                            count: 1)
                     case .string where from.load(fromByteOffset: table.tagOffset + position, as: UInt8.self) == Tag.typed.rawValue:
                         (to + offset).initializeMemory(
                             as: String.self, repeating: (from + offset).assumingMemoryBound(to: String.self).pointee, count: 1)
@@ -329,7 +349,11 @@ final class ValueStorage: ManagedBuffer<ValueStorage.Header, UInt64> {
             let slot = base + Int(description.offset)
             let kind = description.kind
             if kind == .any { return slot.assumingMemoryBound(to: Any?.self).pointee }
-            switch base.load(fromByteOffset: table.tagOffset + index, as: UInt8.self) {
+            let tag = base.load(fromByteOffset: table.tagOffset + index, as: UInt8.self)
+            if kind == .object, tag != Tag.other.rawValue {
+                return slot.assumingMemoryBound(to: AnyObject?.self).pointee.map { $0 as Any }
+            }
+            switch tag {
             case Tag.typed.rawValue:
                 switch kind {
                 case .int16: return slot.load(as: Int16.self)
@@ -340,7 +364,7 @@ final class ValueStorage: ManagedBuffer<ValueStorage.Header, UInt64> {
                 case .bool: return slot.load(as: Bool.self)
                 case .date: return slot.load(as: Date.self)
                 case .string: return slot.assumingMemoryBound(to: String.self).pointee
-                case .any: return nil
+                case .any, .object: return nil
                 }
             case Tag.other.rawValue:
                 return header.pointee.others[index]
@@ -370,7 +394,13 @@ final class ValueStorage: ManagedBuffer<ValueStorage.Header, UInt64> {
                 else { return nil }
                 return .some(slot.load(as: Value.self))
             }
-            switch base.load(fromByteOffset: table.tagOffset + index, as: UInt8.self) {
+            let tag = base.load(fromByteOffset: table.tagOffset + index, as: UInt8.self)
+            if description.kind == .object {
+                // An object is left to the caller's cast; so is a value kept aside.
+                guard tag != Tag.other.rawValue, slot.load(as: UInt.self) == 0 else { return nil }
+                return .some(nil)
+            }
+            switch tag {
             case Tag.absent.rawValue: return .some(nil)
             case Tag.typed.rawValue where description.typeWord == typeWord:
                 return .some(slot.assumingMemoryBound(to: Value.self).pointee)
@@ -394,6 +424,8 @@ final class ValueStorage: ManagedBuffer<ValueStorage.Header, UInt64> {
                 guard MemoryLayout<Any?>.size == 4 * MemoryLayout<Int>.size else { return nil }
                 return body(slot, slot.load(fromByteOffset: 3 * MemoryLayout<Int>.size, as: UInt.self))
             }
+            // An object's type word is its class's, which no plain value has: read by subscript.
+            if description.kind == .object { return nil }
             switch base.load(fromByteOffset: table.tagOffset + index, as: UInt8.self) {
             case Tag.absent.rawValue: return body(slot, 0)
             case Tag.typed.rawValue: return body(slot, description.typeWord)
@@ -413,7 +445,12 @@ final class ValueStorage: ManagedBuffer<ValueStorage.Header, UInt64> {
             return
         }
         guard let value else { return clear(index) }
-        if PlainValues.containerType(value) == description.typeWord {
+        if kind == .object {
+            // Objects and object IDs; anything else is kept aside (`as? NSObject` would bridge a
+            // string to an `NSString`).
+            if let object = value as? NSManagedObject { return setObject(object, at: index) }
+            if let id = value as? NSManagedObjectID { return setObject(id, at: index) }
+        } else if PlainValues.containerType(value) == description.typeWord {
             // Of the position's type, so its value lies at the start of the container.
             withUnsafeBytes(of: value) { container in
                 switch kind {
@@ -425,13 +462,24 @@ final class ValueStorage: ManagedBuffer<ValueStorage.Header, UInt64> {
                 case .bool: storeTyped(container.load(as: Bool.self), at: index)
                 case .date: storeTyped(container.load(as: Date.self), at: index)
                 case .string: storeTyped(container.load(as: String.self), at: index)
-                case .any: break
+                case .any, .object: break
                 }
             }
-        } else {
-            clear(index)
-            withUnsafeMutablePointerToHeader { $0.pointee.others[index] = value }
-            setTag(.other, at: index)
+            return
+        }
+        clear(index)
+        withUnsafeMutablePointerToHeader { $0.pointee.others[index] = value }
+        setTag(.other, at: index)
+    }
+
+    /// Stores an object (or `nil`) at a position of kind `.object`; elsewhere as `setValue`.
+    func setObject(_ object: AnyObject?, at index: Int) {
+        let description = withUnsafeMutablePointerToHeader { $0.pointee.table.slot(index) }
+        guard description.kind == .object else { return setValue(object, at: index) }
+        clear(index)
+        withUnsafeMutablePointerToElements { words in
+            (UnsafeMutableRawPointer(words) + Int(description.offset)).assumingMemoryBound(to: AnyObject?.self).pointee =
+                object
         }
     }
 
@@ -439,7 +487,7 @@ final class ValueStorage: ManagedBuffer<ValueStorage.Header, UInt64> {
     @inline(__always)
     func set<Value>(_ value: Value, at index: Int) {
         let description = withUnsafeMutablePointerToHeader { $0.pointee.table.slot(index) }
-        if description.kind != .any, description.typeWord == PlainValues.metadata(Value.self) {
+        if description.kind != .any, description.kind != .object, description.typeWord == PlainValues.metadata(Value.self) {
             storeTyped(value, at: index)
         } else {
             setValue(value, at: index)
@@ -469,6 +517,9 @@ final class ValueStorage: ManagedBuffer<ValueStorage.Header, UInt64> {
         withUnsafeMutablePointers { header, words in
             let table = header.pointee.table
             let base = UnsafeMutableRawPointer(words)
+            if table.kind(index) == .object {
+                (base + table.offset(index)).assumingMemoryBound(to: AnyObject?.self).pointee = nil
+            }
             switch base.load(fromByteOffset: table.tagOffset + index, as: UInt8.self) {
             case Tag.typed.rawValue where table.kind(index) == .string:
                 (base + table.offset(index)).assumingMemoryBound(to: String.self).deinitialize(count: 1)

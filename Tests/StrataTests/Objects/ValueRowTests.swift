@@ -151,6 +151,44 @@ import Testing
         #expect(replaced == nil)
     }
 
+    @Test func toOnePositionsHoldObjectsAndIDsAndKeepAnythingElseAside() throws {
+        let model = NSManagedObjectModel {
+            Entity("Pet") {
+                Attribute("name", .stringAttributeType)
+                Relationship("friend", to: "Pet")
+            }
+        }
+        let entity = try #require(model.entitiesByName["Pet"])
+        let shape = ValueShape(kinds: [.string, .object])
+        let id = NSManagedObjectID(temporaryFor: entity)
+        weak var released: NSManagedObject?
+        do {
+            var row = ValueRow(shape: shape)
+            #expect(row[1] == nil)
+            #expect(row.exactValue(at: 1, as: NSManagedObjectID.self) == .some(nil))
+            row[1] = id
+            #expect(row[1] as? NSManagedObjectID == id)
+            // Left to the caller's cast, which finds it.
+            #expect(row.exactValue(at: 1, as: NSManagedObjectID.self) == nil)
+            let object = NSManagedObject(entity: entity, insertInto: nil)
+            released = object
+            var copy = row
+            copy.setObject(object, at: 1)
+            let held = try #require(copy[1] as? NSManagedObject)
+            #expect(ObjectIdentifier(held) == ObjectIdentifier(object))
+            #expect(row[1] as? NSManagedObjectID == id)
+            // Not an object or an ID: kept as given, not bridged (a string stays a `String`).
+            copy[1] = "not an object"
+            #expect(copy[1] as? String == "not an object")
+            #expect(type(of: try #require(copy[1])) == String.self)
+            copy[1] = nil
+            #expect(copy[1] == nil)
+            copy[1] = object
+            #expect(copy[1] is NSManagedObject)
+        }
+        #expect(released == nil)
+    }
+
     @Test func slotsGiveTheTypeOfWhatTheyHold() {
         var row = ValueRow(Self.sample, shape: Self.shape)
         row[1] = nil
@@ -191,6 +229,6 @@ import Testing
         let kinds = Dictionary(
             uniqueKeysWithValues: owner.properties.indices.map { (owner.name(at: $0), owner.valueShape.kinds[$0]) })
         #expect(kinds == ["count": .int16, "name": .string, "born": .date, "price": .any, "blob": .any, "pets": .any])
-        #expect(pet.valueShape.kinds == pet.properties.map { $0 is NSRelationshipDescription ? .any : .double })
+        #expect(pet.valueShape.kinds == pet.properties.map { $0 is NSRelationshipDescription ? .object : .double })
     }
 }

@@ -273,7 +273,7 @@ final class SQLiteRowDecoder {
             for step in steps {
                 if step.toOne >= 0 {
                     if let id = destination(statement, step.position, plan.toOnes[step.toOne], at: step.toOne) {
-                        row.setValue(id, at: step.index)
+                        row.setObject(id, at: step.index)
                     }
                 } else if !SQLiteStore.storeTypedColumn(statement, step.position, kind: step.kind, in: row, at: step.index),
                     let attribute = step.attribute
