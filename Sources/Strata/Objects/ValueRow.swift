@@ -403,7 +403,9 @@ final class ValueStorage: ManagedBuffer<ValueStorage.Header, UInt64> {
             switch tag {
             case Tag.absent.rawValue: return .some(nil)
             case Tag.typed.rawValue where description.typeWord == typeWord:
-                return .some(slot.assumingMemoryBound(to: Value.self).pointee)
+                // A load copies whatever type the bytes were last bound to (a copied row's are
+                // bound as words).
+                return .some(slot.load(as: Value.self))
             default: return nil
             }
         }
@@ -503,7 +505,12 @@ final class ValueStorage: ManagedBuffer<ValueStorage.Header, UInt64> {
             let slot = base + table.offset(index)
             let tag = base.load(fromByteOffset: table.tagOffset + index, as: UInt8.self)
             if tag == Tag.typed.rawValue {
-                slot.assumingMemoryBound(to: Value.self).pointee = value
+                if _isPOD(Value.self) {
+                    slot.storeBytes(of: value, as: Value.self)
+                } else {
+                    // A string: bound as one wherever it was stored (here or by `copy()`).
+                    slot.assumingMemoryBound(to: Value.self).pointee = value
+                }
                 return
             }
             if tag == Tag.other.rawValue { header.pointee.others[index] = nil }
