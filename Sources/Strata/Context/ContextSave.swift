@@ -45,11 +45,11 @@ extension NSManagedObjectContext {
 
         for object in saved.inserted {
             if let permanent = result.permanentIDs[object.objectID] { reassign(object, to: permanent) }
-            object.snapshot = result.snapshots[object.objectID] ?? object.snapshot
+            if let saved = result.snapshots[object.objectID] { object.snapshot = saved }
             object.changedIndexes.removeAll()
         }
         for object in saved.updated {
-            object.snapshot = result.snapshots[object.objectID] ?? object.snapshot
+            if let saved = result.snapshots[object.objectID] { object.snapshot = saved }
             object.changedIndexes.removeAll()
         }
         for object in saved.deleted {
@@ -97,11 +97,11 @@ extension NSManagedObjectContext {
             request.updates.append(
                 RowChange(
                     objectID: object.objectID, values: storeValues(of: object), changed: persistent,
-                    expectedVersion: object.snapshot?.version ?? 1))
+                    expectedVersion: object.expectedVersion))
         }
         for object in deleted where !object.objectID.isTemporaryID && !object.isInaccessible {
             request.deletes.append(
-                RowChange(objectID: object.objectID, values: .empty, changed: [], expectedVersion: object.snapshot?.version ?? 1))
+                RowChange(objectID: object.objectID, values: .empty, changed: [], expectedVersion: object.expectedVersion))
         }
         return request
     }

@@ -63,8 +63,20 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
     private let metadataLock = Protected([String: Any]())
     /// Whether `metadata` changed since it was last written.
     var metadataNeedsSaving = false
-    /// A weak reference to the store, made once and shared by the store's object IDs.
-    let weakReference = WeakStore(nil)
+    /// What the store's object IDs share (see `idOrigin`).
+    private let origin = Protected<StoreReference?>(nil)
+
+    /// The reference to the store and its current identifier that the IDs it makes share: made
+    /// again when the identifier changed, so that IDs made before keep the one they had.
+    var idOrigin: StoreReference {
+        let identifier: String? = self.identifier
+        return origin.withLock { current in
+            if let current, current.identifier == identifier { return current }
+            let made = StoreReference(store: self, identifier: identifier)
+            current = made
+            return made
+        }
+    }
 
     /// The store's type name.
     open var type: String { "" }
@@ -80,7 +92,6 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
         self.options = options
         self.isReadOnly = (options?[NSReadOnlyPersistentStoreOption] as? Bool) ?? false
         super.init()
-        weakReference.value = self
     }
 
     /// Reads the store's metadata from its file.

@@ -66,12 +66,20 @@ open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
     }
     let layoutLock = NSLock()
     var cachedLayout: EntityLayout?
+    /// The root entity when it is another one; kept as inheritance changes (see `rootIdentity`).
+    private var otherRoot: ObjectIdentifier?
+
+    /// `ObjectIdentifier(rootEntity)` without walking the chain of weak references: object IDs
+    /// hash by it at every lookup. Models must not change once in use.
+    var rootIdentity: ObjectIdentifier { otherRoot ?? ObjectIdentifier(self) }
 
     private func invalidateLayout() {
         for entity in selfAndDescendants {
             entity.layoutLock.lock()
             entity.cachedLayout = nil
             entity.layoutLock.unlock()
+            let root = entity.rootEntity
+            entity.otherRoot = root === entity ? nil : ObjectIdentifier(root)
         }
     }
 

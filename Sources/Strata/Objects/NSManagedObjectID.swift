@@ -13,39 +13,45 @@ import Foundation
 ///
 /// IDs are immutable and may be passed between contexts and threads.
 public final class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
+    // Three words besides the object's header (40 bytes, where six took 80): a fetch makes an
+    // ID for every row and every to-one it points to, and keeps them as long as the objects.
     /// The entity of the object.
     public let entity: NSEntityDescription
+    /// The row's `Z_PK` for a permanent ID; for a temporary one, its number, unique in the
+    /// process.
+    let number: Int64
+    /// The store and its identifier as they were when the ID was made, shared by the IDs the
+    /// store makes; `StoreReference.temporary` for every temporary ID.
+    let origin: StoreReference
+
     /// The store the object lives in; `nil` for a temporary ID.
-    public var persistentStore: NSPersistentStore? { store.value }
+    public var persistentStore: NSPersistentStore? { origin.store }
     /// Whether the ID will change when the object is saved.
-    public var isTemporaryID: Bool { primaryKey == 0 }
+    public var isTemporaryID: Bool { origin.isTemporary }
 
     /// The row's `Z_PK`; 0 for a temporary ID.
-    let primaryKey: Int64
-    /// The temporary ID's number, unique in the process; 0 for a permanent ID.
-    let temporaryNumber: Int64
+    var primaryKey: Int64 { origin.isTemporary ? 0 : number }
     /// The identifier of the store (its metadata's UUID) for a permanent ID.
-    let storeIdentifier: String?
-    /// The store's one weak reference to itself, shared by all its IDs.
-    private let store: WeakStore
-    /// The root entity, which identity is relative to (subentities share their root's keys).
-    private let root: ObjectIdentifier
-    /// `hash`, computed once: IDs are dictionary keys in every registry and cache.
-    let hashCode: Int
+    var storeIdentifier: String? { origin.identifier }
+
+    /// `hash`: IDs are dictionary keys in every registry and cache. Keys are small consecutive
+    /// numbers, so they are spread by a multiplication, and the root entity (which identity is
+    /// relative to: subentities share their root's keys) tells tables apart.
+    var hashCode: Int {
+        let spread = UInt64(bitPattern: number)
+        if origin.isTemporary { return Int(truncatingIfNeeded: spread &* 0xC2B2_AE3D_27D4_EB4F) }
+        return Int(truncatingIfNeeded: spread &* 0x9E37_79B9_7F4A_7C15)
+            ^ Int(bitPattern: UInt(bitPattern: entity.rootIdentity))
+    }
 
     /// A new temporary ID for an object of the entity.
     init(temporaryFor entity: NSEntityDescription) {
-        let number = Self.temporaryNumbers.withLock { last in
+        self.entity = entity
+        self.number = Self.temporaryNumbers.withLock { last in
             last += 1
             return last
         }
-        self.entity = entity
-        self.primaryKey = 0
-        self.temporaryNumber = number
-        self.storeIdentifier = nil
-        self.store = WeakStore.none
-        self.root = ObjectIdentifier(entity.rootEntity)
-        self.hashCode = Int(truncatingIfNeeded: UInt64(bitPattern: number) &* 0xC2B2_AE3D_27D4_EB4F)
+        self.origin = StoreReference.temporary
     }
 
     /// Temporary IDs are this process's UUID and a number, as Apple's are
@@ -55,27 +61,15 @@ public final class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
 
     /// The permanent ID of the row `primaryKey` of the entity in the store.
     convenience init(entity: NSEntityDescription, primaryKey: Int64, store: NSPersistentStore) {
-        self.init(
-            entity: entity, primaryKey: primaryKey, store: store, storeIdentifier: store.identifier,
-            root: ObjectIdentifier(entity.rootEntity))
+        self.init(entity: entity, primaryKey: primaryKey, origin: store.idOrigin)
     }
 
-    /// The same, with the store's identifier and the entity's root already known: a fetch
-    /// makes an ID per row, and looks those up once.
-    init(
-        entity: NSEntityDescription, primaryKey: Int64, store: NSPersistentStore, storeIdentifier: String?,
-        root: ObjectIdentifier
-    ) {
+    /// The same, with the store's shared reference already known: a fetch makes an ID per row,
+    /// and looks that up once.
+    init(entity: NSEntityDescription, primaryKey: Int64, origin: StoreReference) {
         self.entity = entity
-        self.primaryKey = primaryKey
-        self.temporaryNumber = 0
-        self.storeIdentifier = storeIdentifier
-        self.store = store.weakReference
-        self.root = root
-        // Keys are small consecutive numbers: spread them, and tell roots apart.
-        self.hashCode =
-            Int(truncatingIfNeeded: UInt64(bitPattern: primaryKey) &* 0x9E37_79B9_7F4A_7C15)
-            ^ Int(bitPattern: UInt(bitPattern: root))
+        self.number = primaryKey
+        self.origin = origin
     }
 
     /// A URI that names the object: `x-coredata://STORE-UUID/Entity/pN` for a permanent ID,
@@ -83,8 +77,8 @@ public final class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
     public func uriRepresentation() -> URL {
         let name = entity.name ?? ""
         let text: String
-        if temporaryNumber != 0 {
-            text = "x-coredata:///\(name)/t\(Self.temporarySession)\(temporaryNumber)"
+        if origin.isTemporary {
+            text = "x-coredata:///\(name)/t\(Self.temporarySession)\(number)"
         } else {
             text = "x-coredata://\(storeIdentifier ?? "")/\(name)/p\(primaryKey)"
         }
@@ -105,8 +99,17 @@ public final class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
     @inline(__always)
     func names(sameObjectAs other: NSManagedObjectID) -> Bool {
         if other === self { return true }
-        if temporaryNumber != 0 || other.temporaryNumber != 0 { return temporaryNumber == other.temporaryNumber }
-        return primaryKey == other.primaryKey && root == other.root && storeIdentifier == other.storeIdentifier
+        guard number == other.number else { return false }
+        if origin !== other.origin {
+            // IDs made by two store objects with one identifier (a store removed and added
+            // again) name the same rows; temporary IDs are of one origin.
+            guard !origin.isTemporary, !other.origin.isTemporary, origin.identifier == other.origin.identifier else {
+                return false
+            }
+        } else if origin.isTemporary {
+            return true
+        }
+        return entity === other.entity || entity.rootIdentity == other.entity.rootIdentity
     }
 
     public override var hash: Int { hashCode }
@@ -138,14 +141,21 @@ struct ObjectKey: Hashable {
     }
 }
 
-/// A weak reference to a store that can be shared across threads (the reference is set
-/// once, when the ID is made).
-final class WeakStore: @unchecked Sendable {
-    weak var value: NSPersistentStore?
-    init(_ value: NSPersistentStore?) { self.value = value }
+/// What the object IDs of one store share: a weak reference to the store (set once, so it may
+/// be read from any thread) and the store's identifier when they were made.
+final class StoreReference: @unchecked Sendable {
+    private(set) weak var store: NSPersistentStore?
+    let identifier: String?
+    let isTemporary: Bool
 
-    /// The store of every temporary ID.
-    static let none = WeakStore(nil)
+    init(store: NSPersistentStore?, identifier: String?, isTemporary: Bool = false) {
+        self.store = store
+        self.identifier = identifier
+        self.isTemporary = isTemporary
+    }
+
+    /// The origin of every temporary ID.
+    static let temporary = StoreReference(store: nil, identifier: nil, isTemporary: true)
 }
 
 extension NSManagedObjectID {

@@ -193,5 +193,61 @@ extension ObjectGraphTests {
             #expect(temporary.count == 2)
             #expect(temporary.contains(ObjectKey(first)) && temporary.contains(ObjectKey(second)))
         }
+
+        /// An ID keeps three words (its entity, its number, and what its store's IDs share);
+        /// equality follows the row: one file's rows through two store objects are equal, a
+        /// subentity's ID equals its root's for one key (with one hash), a temporary ID never
+        /// equals a permanent one of the same number, and an ID made before its store's
+        /// identifier changed keeps the old one.
+        @Test func idsOfOneRowAreEqualWhicheverStoreObjectOrEntityMadeThem() throws {
+            let url = scratch.file("library.sqlite")
+            let novel = try #require(model.entitiesByName["Novel"])
+            let author = try #require(model.entitiesByName["Author"])
+            let first = try Stack(model, at: url)
+            let a = NSManagedObjectID(entity: novel, primaryKey: 7, store: first.store)
+            let b = NSManagedObjectID(entity: novel, primaryKey: 7, store: first.store)
+            #expect(a !== b && a == b && a.hash == b.hash && a.origin === b.origin)
+            #expect(a != NSManagedObjectID(entity: novel, primaryKey: 8, store: first.store))
+            #expect(a != NSManagedObjectID(entity: author, primaryKey: 7, store: first.store))
+            #expect(a.primaryKey == 7 && !a.isTemporaryID && a.persistentStore === first.store)
+
+            let second = try Stack(model, at: url)
+            let c = NSManagedObjectID(entity: novel, primaryKey: 7, store: second.store)
+            #expect(second.store !== first.store && c.persistentStore === second.store)
+            #expect(c == a && c.hash == a.hash)
+
+            let temporary = NSManagedObjectID(temporaryFor: novel)
+            let sameNumber = NSManagedObjectID(entity: novel, primaryKey: temporary.number, store: first.store)
+            #expect(temporary.isTemporaryID && temporary.primaryKey == 0 && temporary.persistentStore == nil)
+            #expect(temporary != sameNumber && sameNumber != temporary)
+
+            let identifier = try #require(first.store.identifier)
+            first.store.identifier = "6F1C0000-0000-0000-0000-000000000000"
+            let renamed = NSManagedObjectID(entity: novel, primaryKey: 7, store: first.store)
+            first.store.identifier = identifier
+            #expect(renamed != a)
+            #expect(renamed.uriRepresentation().host == "6F1C0000-0000-0000-0000-000000000000")
+            #expect(a.uriRepresentation().host == identifier)
+            #expect(NSManagedObjectID(entity: novel, primaryKey: 7, store: first.store) == a)
+
+            // Inheritance: a subentity's rows are its root's.
+            let media = NSEntityDescription()
+            media.name = "Media"
+            let book = NSEntityDescription()
+            book.name = "Book"
+            let paperback = NSEntityDescription()
+            paperback.name = "Paperback"
+            book.subentities = [paperback]
+            media.subentities = [book]
+            #expect(paperback.rootIdentity == ObjectIdentifier(media) && media.rootIdentity == ObjectIdentifier(media))
+            let origin = StoreReference(store: nil, identifier: "S")
+            let asMedia = NSManagedObjectID(entity: media, primaryKey: 3, origin: origin)
+            let asPaperback = NSManagedObjectID(entity: paperback, primaryKey: 3, origin: origin)
+            #expect(asMedia == asPaperback && asMedia.hash == asPaperback.hash)
+            #expect(asMedia != NSManagedObjectID(entity: novel, primaryKey: 3, origin: origin))
+            // Taken out of the tree, an entity is its own root again.
+            media.subentities = []
+            #expect(book.rootIdentity == ObjectIdentifier(book) && paperback.rootIdentity == ObjectIdentifier(book))
+        }
     }
 }

@@ -159,7 +159,6 @@ extension SQLiteStore {
 /// repeated without end.)
 final class SQLiteRowPlan: @unchecked Sendable {
     let entity: NSEntityDescription
-    let root: ObjectIdentifier
     let count: Int
     /// How the entity's rows store their values.
     let shape: ValueShape
@@ -186,7 +185,6 @@ final class SQLiteRowPlan: @unchecked Sendable {
 
     init(entity: NSEntityDescription, columns: [SQLiteStoreMapping.ReadColumn], mapping: SQLiteStoreMapping) {
         self.entity = entity
-        self.root = ObjectIdentifier(entity.rootEntity)
         self.count = entity.layout.properties.count
         self.shape = entity.layout.valueShape
         self.columns = columns
@@ -222,18 +220,19 @@ final class SQLiteRowDecoder {
     private let store: SQLiteStore
     private let mapping: SQLiteStoreMapping
     private let expected: SQLiteEntityMapping
-    private let storeIdentifier: String?
+    /// What the IDs made share: the store and its identifier.
+    private let origin: StoreReference
     /// The plan of the last row's entity, with the entity number it was found by.
     private var last: (number: Int?, plan: SQLiteRowPlan)?
     /// The last destination entity of each to-one of the plan (rows of one query mostly point
     /// to one entity).
-    private var destinations: [(number: Int?, entity: NSEntityDescription, root: ObjectIdentifier)?] = []
+    private var destinations: [(number: Int?, entity: NSEntityDescription)?] = []
 
     init(store: SQLiteStore, mapping: SQLiteStoreMapping, expected: SQLiteEntityMapping) {
         self.store = store
         self.mapping = mapping
         self.expected = expected
-        self.storeIdentifier = store.identifier
+        self.origin = store.idOrigin
     }
 
     private func plan(for number: Int?) -> SQLiteRowPlan {
@@ -257,9 +256,7 @@ final class SQLiteRowDecoder {
     /// The ID of the statement's current row, from its key and entity-number columns.
     func objectID(_ statement: SQLiteStatement, key: Int32, entity: Int32) -> NSManagedObjectID {
         let plan = plan(statement, entityColumn: entity)
-        return NSManagedObjectID(
-            entity: plan.entity, primaryKey: sqlite3_column_int64(statement, key), store: store,
-            storeIdentifier: storeIdentifier, root: plan.root)
+        return NSManagedObjectID(entity: plan.entity, primaryKey: sqlite3_column_int64(statement, key), origin: origin)
     }
 
     /// The statement's current row as a snapshot.
@@ -284,8 +281,7 @@ final class SQLiteRowDecoder {
                 }
             }
         }
-        let objectID = NSManagedObjectID(
-            entity: plan.entity, primaryKey: key, store: store, storeIdentifier: storeIdentifier, root: plan.root)
+        let objectID = NSManagedObjectID(entity: plan.entity, primaryKey: key, origin: origin)
         return Snapshot(objectID: objectID, version: version, values: ValueRow(storage: row))
     }
 
@@ -299,16 +295,12 @@ final class SQLiteRowDecoder {
             number = Int(sqlite3_column_int64(statement, entityPosition))
         }
         let entity: NSEntityDescription
-        let root: ObjectIdentifier
         if let last = destinations[slot], last.number == number {
-            (entity, root) = (last.entity, last.root)
+            entity = last.entity
         } else {
             entity = mapping.mapping(number: number, rowOf: declared).entity
-            root = ObjectIdentifier(entity.rootEntity)
-            destinations[slot] = (number, entity, root)
+            destinations[slot] = (number, entity)
         }
-        return NSManagedObjectID(
-            entity: entity, primaryKey: sqlite3_column_int64(statement, position), store: store,
-            storeIdentifier: storeIdentifier, root: root)
+        return NSManagedObjectID(entity: entity, primaryKey: sqlite3_column_int64(statement, position), origin: origin)
     }
 }

@@ -39,17 +39,15 @@ extension SQLiteStore {
             try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", arguments: [current + count, root])
             next[root] = current + 1
         }
-        let identifier = self.identifier
+        let origin = idOrigin
         var ids: [NSManagedObjectID] = []
         ids.reserveCapacity(entities.count)
         for run in runs {
             let first = next[run.mapping.rootNumber] ?? 1
             next[run.mapping.rootNumber] = first + run.count
             let entity = run.mapping.entity
-            let root = ObjectIdentifier(entity.rootEntity)
             for key in first..<first + run.count {
-                ids.append(
-                    NSManagedObjectID(entity: entity, primaryKey: key, store: self, storeIdentifier: identifier, root: root))
+                ids.append(NSManagedObjectID(entity: entity, primaryKey: key, origin: origin))
             }
         }
         return ids
