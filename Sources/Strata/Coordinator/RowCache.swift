@@ -47,7 +47,7 @@ final class RowCache: @unchecked Sendable {
                 let oldest = state.order[state.head]
                 state.head += 1
                 let key = ObjectKey(oldest.objectID)
-                if state.entries[key] === oldest { state.entries[key] = nil }
+                if state.entries[key]?.isSame(as: oldest) == true { state.entries[key] = nil }
             }
             if state.head > 1024 && state.head * 2 > state.order.count {
                 state.order.removeFirst(state.head)
@@ -68,7 +68,7 @@ final class RowCache: @unchecked Sendable {
             state.entries = state.entries.filter {
                 $0.key.objectID.persistentStore !== store && $0.key.objectID.persistentStore != nil
             }
-            state.order = state.order[state.head...].filter { state.entries[ObjectKey($0.objectID)] === $0 }
+            state.order = state.order[state.head...].filter { state.entries[ObjectKey($0.objectID)]?.isSame(as: $0) == true }
             state.head = 0
         }
     }

@@ -48,6 +48,8 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     /// Whether the store no longer has the object's row (a fault that could not be filled).
     @exclusivity(unchecked) var isInaccessible = false
     @exclusivity(unchecked) var hasAwokenFromInsert = false
+    /// Whether a fault's saved values are a row fetched for it (`pendingSnapshot`).
+    @exclusivity(unchecked) private var hasPendingRow = false
 
     /// The values as last fetched or saved, as a snapshot; `nil` for an object never saved.
     var snapshot: Snapshot? {
@@ -61,10 +63,21 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     /// The version a save expects the object's row to have (1 for an object never fetched).
     var expectedVersion: Int64 { savedValues == nil ? 1 : savedVersion }
 
-    /// A snapshot waiting to fill the object when its fault fires.
+    /// A row waiting to fill the object when its fault fires (a fetch that returns faults
+    /// leaves each its row). Kept as the saved values and version, which filling makes them:
+    /// a fetch of 100k faults held a snapshot object and a record aside for each (88 bytes).
+    /// Only a fault takes one; a filled object's saved values stay as they are.
     var pendingSnapshot: Snapshot? {
-        get { aside?.pendingSnapshot }
-        set { if newValue != nil || aside != nil { setAside { $0.pendingSnapshot = newValue } } }
+        get { hasPendingRow ? snapshot : nil }
+        set {
+            guard let newValue else {
+                hasPendingRow = false
+                return
+            }
+            guard faulted else { return }
+            snapshot = newValue
+            hasPendingRow = true
+        }
     }
 
     /// The batch of a batched fetch this fault loads with, and its position there.
@@ -479,12 +492,10 @@ enum KeyPathValue {
 }
 
 /// The state of an object that few objects have at a time, in a record of its own: a fault's
-/// pending snapshot or batch, and a key-path probe's recorder. Inline they took 40 bytes of
-/// every object.
+/// batch and a key-path probe's recorder. Inline they took 24 bytes of every object.
 final class ObjectAside {
-    var pendingSnapshot: Snapshot?
     var batch: (loader: BatchFaultLoader, position: Int)?
     var probe: KeyPathProbe?
 
-    var isEmpty: Bool { pendingSnapshot == nil && batch == nil && probe == nil }
+    var isEmpty: Bool { batch == nil && probe == nil }
 }

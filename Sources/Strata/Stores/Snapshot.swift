@@ -3,11 +3,14 @@ import Foundation
 /// The committed values of one row: what a store returns for an object and what the
 /// coordinator's row cache holds. Immutable, shared between contexts and threads.
 ///
+/// A value of three words, not an object: a fetch returns one for every row and holds them all
+/// until its objects are made (an object each took 48 bytes of a fetch's peak).
+///
 /// `values` follows the layout of the object's entity (`EntityLayout`): attribute values
 /// as Swift values, to-one destinations as `NSManagedObjectID?`, to-many destinations as
 /// `[NSManagedObjectID]` in order when the store supplies them, or `nil` when they are
 /// loaded on demand.
-final class Snapshot: @unchecked Sendable {
+struct Snapshot: @unchecked Sendable {
     let objectID: NSManagedObjectID
     /// The row's optimistic-locking version (`Z_OPT`).
     let version: Int64
@@ -17,6 +20,12 @@ final class Snapshot: @unchecked Sendable {
         self.objectID = objectID
         self.version = version
         self.values = values
+    }
+
+    /// Whether the other is this snapshot (the same values' storage, of one row and version),
+    /// not only an equal one.
+    func isSame(as other: Snapshot) -> Bool {
+        values.storage === other.values.storage && version == other.version && objectID === other.objectID
     }
 }
 

@@ -62,6 +62,43 @@ extension ObjectGraphTests {
             #expect(titles == ["First"])
         }
 
+        /// A batched fetch reads the rows around a fault as it fires and leaves them to the faults
+        /// among them; an object already loaded keeps the version it was loaded with, so that its
+        /// stale save still conflicts.
+        @Test func aBatchReadAroundAFaultLeavesLoadedObjectsTheirVersion() throws {
+            let stack = try Stack(model, at: url)
+            let id = try savedNovelID(in: stack)
+            let setup = stack.newContext()
+            let otherID = try setup.performAndWait {
+                let other = Novel(context: setup)
+                other.title = "Other"
+                try setup.save()
+                return other.objectID
+            }
+            let first = stack.newContext()
+            let second = stack.newContext()
+            let firstNovel = try loadedNovel(id, in: first)
+            let secondNovel = try loadedNovel(id, in: second)
+            try second.performAndWait {
+                secondNovel.title = "Second"
+                try second.save()
+            }
+            try first.performAndWait {
+                let request = NSFetchRequest<Novel>(entityName: "Novel")
+                request.fetchBatchSize = 10
+                let novels = try first.fetch(request)
+                #expect(novels.count == 2)
+                let other = try #require(novels.first { $0.objectID == otherID })
+                #expect(other.isFault && !firstNovel.isFault)
+                firstNovel.title = "First"
+                // Fires the fault: its batch's rows are read, the first novel's (version 2) too.
+                #expect(other.title == "Other")
+                #expect(firstNovel.title == "First")
+                let error = try #require(throws: (any Error).self) { try first.save() } as NSError
+                #expect(error.code == 133020)  // NSManagedObjectMergeError
+            }
+        }
+
         @Test func aFailedSaveWritesNoneOfItsChanges() throws {
             let stack = try Stack(model, at: url)
             let id = try savedNovelID(in: stack)
