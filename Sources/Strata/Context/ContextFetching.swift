@@ -137,6 +137,7 @@ extension NSManagedObjectContext {
         var objects: [NSManagedObject]
         if request.fetchBatchSize > 0 && !adjusting && loadValues {
             let ids = try store.fetchObjectIDs(storePlan, affectedStores: request.affectedStores)
+            reserveRegistry(forFetched: ids.count)
             let loader = BatchFaultLoader(ids: ids, batchSize: request.fetchBatchSize)
             objects = ids.enumerated().map { position, id in
                 let object = object(with: id)
@@ -145,6 +146,7 @@ extension NSManagedObjectContext {
             }
         } else if loadValues {
             let snapshots = try store.fetchSnapshots(storePlan, affectedStores: request.affectedStores)
+            reserveRegistry(forFetched: snapshots.count)
             objects = snapshots.map { snapshot in
                 let object = object(with: snapshot.objectID)
                 if object.faulted {
@@ -157,7 +159,9 @@ extension NSManagedObjectContext {
                 return object
             }
         } else {
-            objects = try store.fetchObjectIDs(storePlan, affectedStores: request.affectedStores).map { object(with: $0) }
+            let ids = try store.fetchObjectIDs(storePlan, affectedStores: request.affectedStores)
+            reserveRegistry(forFetched: ids.count)
+            objects = ids.map { object(with: $0) }
         }
         if adjusting {
             objects = merge(objects, with: pending, plan: plan)
