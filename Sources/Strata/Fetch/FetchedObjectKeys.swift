@@ -79,6 +79,8 @@ struct FetchedObjectKeys {
         var slot = checkpoint.slot
         var ids: [NSManagedObjectID] = []
         ids.reserveCapacity(rows)
+        // What each slot's IDs share, looked up once (it takes the store's lock).
+        let origins = slots.map { $0.store.idOrigin }
         for _ in 0..<rows {
             let word = readVarint(&offset)
             var absolute = false
@@ -94,7 +96,7 @@ struct FetchedObjectKeys {
                 key = key &+ (Int64(bitPattern: zigzag >> 1) ^ -Int64(bitPattern: zigzag & 1))
             }
             guard slots.indices.contains(slot) else { break }
-            ids.append(slots[slot].store.objectID(entity: slots[slot].entity, primaryKey: key))
+            ids.append(NSManagedObjectID(entity: slots[slot].entity, primaryKey: key, origin: origins[slot]))
         }
         return ids
     }

@@ -43,6 +43,8 @@ import Testing
         let author = try #require(model.entitiesByName["Author"])
         #expect(person.isAbstract)
         #expect(author.superentity === person)
+        // Object IDs hash by the root entity the entity keeps.
+        #expect(author.rootIdentity == ObjectIdentifier(person) && person.rootIdentity == ObjectIdentifier(person))
         #expect(person.subentities.map(\.name) == ["Author"])
         #expect(author.propertiesByName["name"] != nil)
         #expect(author.declaredProperties.map(\.name) == ["penName", "books"])
