@@ -25,6 +25,7 @@ extension NSManagedObject {
                 // whose values are made for the call (`NSSet`s), are compared with what was passed.
                 if layout.kinds[index] == .attribute {
                     let before = Self.words(of: proposed)
+                    keyHint = Int32(truncatingIfNeeded: index)
                     try validateValue(&proposed, forKey: name)
                     if !Self.sameWords(Self.words(of: proposed), before),
                         Self.isReplacement(proposed, of: primitiveValue(at: index))
@@ -33,6 +34,7 @@ extension NSManagedObject {
                     }
                 } else {
                     let passed = proposed
+                    keyHint = Int32(truncatingIfNeeded: index)
                     try validateValue(&proposed, forKey: name)
                     if Self.isReplacement(proposed, of: passed) { setValue(proposed, forKey: name) }
                 }

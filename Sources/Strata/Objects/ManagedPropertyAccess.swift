@@ -76,8 +76,7 @@ extension NSManagedObject {
         willChangeValue(forKey: key)
         fireFault()
         values.set(value, at: index)
-        changedIndexes.insert(index)
-        eventChangedIndexes.insert(index)
+        keyHint = Int32(truncatingIfNeeded: index)
         didChangeValue(forKey: key)
     }
 
@@ -141,6 +140,7 @@ extension NSManagedObject {
         case .attribute where !layout.properties[index].isReadOnly:
             willChangeValue(forKey: key)
             setPrimitive(value, at: index)
+            keyHint = Int32(truncatingIfNeeded: index)
             didChangeValue(forKey: key)
         default:
             setValue(value, forKey: key)

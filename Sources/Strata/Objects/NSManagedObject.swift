@@ -50,6 +50,11 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     @exclusivity(unchecked) var hasAwokenFromInsert = false
     /// Whether a fault's saved values are a row fetched for it (`pendingSnapshot`).
     @exclusivity(unchecked) private var hasPendingRow = false
+    /// The position of the key Strata's own code is about to pass to `didChangeValue(forKey:)`
+    /// or `validateValue(_:forKey:)`, or -1: their base implementations take it when the key is
+    /// that position's name instead of finding the key again (60 instructions, at every set and
+    /// for every property of every save). A hint only: checked against the key, and taken once.
+    @exclusivity(unchecked) var keyHint: Int32 = -1
 
     /// The values as last fetched or saved, as a snapshot; `nil` for an object never saved.
     var snapshot: Snapshot? {
@@ -275,7 +280,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
         // An attribute without rules that has a value, and an optional to-one relationship, are
         // valid: said without preparing the texts of the errors they cannot have (every save
         // asks for every property).
-        if let index = layout.index(of: key) {
+        if let index = takeKeyHint(for: key) ?? layout.index(of: key) {
             if layout.isOptionalToOne[index] { return }
             if layout.isRuleFreeAttribute[index] {
                 if PlainValues.isPresentPlainValue(value) { return }
@@ -317,6 +322,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
         case .toOne, .toMany: setRelationship(value, at: index)
         default: setPrimitive(value, at: index)
         }
+        keyHint = Int32(truncatingIfNeeded: index)
         didChangeValue(forKey: key)
     }
 
@@ -444,11 +450,20 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     /// Called after a property changed; records the change with the context. Overrides
     /// must call `super`.
     open func didChangeValue(forKey key: String) {
-        if let index = layout.index(of: key) {
+        if let index = takeKeyHint(for: key) ?? layout.index(of: key) {
             changedIndexes.insert(index)
             eventChangedIndexes.insert(index)
         }
         managedObjectContext?.objectDidChange(self)
+    }
+
+    /// The hinted position (`keyHint`) if `key` is its name; the hint is cleared either way.
+    @inline(__always)
+    final func takeKeyHint(for key: String) -> Int? {
+        let hint = Int(keyHint)
+        guard hint >= 0 else { return nil }
+        keyHint = -1
+        return hint < layout.properties.count && layout.name(at: hint) == key ? hint : nil
     }
 
     open override var description: String {

@@ -208,3 +208,54 @@ private func gaugeModel() -> NSManagedObjectModel {
         #expect(layout.index(of: "aRatherLongPropertyName0") == nil)
     }
 }
+
+/// A gauge whose change hook sets its serial whenever its label changes, and (against the
+/// documented rule) does not pass changes of `reading` on to `super`.
+final class SerialGauge: NSManagedObject {
+    @Managed var reading: Int32
+    @Managed var label: String?
+    @Managed var serial: Int
+
+    override func didChangeValue(forKey key: String) {
+        if key == "reading" { return }
+        if key == "label" { serial += 1 }
+        super.didChangeValue(forKey: key)
+    }
+}
+
+/// Setters tell `didChangeValue(forKey:)` the key's position so that it is not looked up again;
+/// a change is recorded under the key the hook is given, whatever an override does in between.
+@Suite struct ChangeHookKeyTests {
+    private let model = NSManagedObjectModel {
+        Entity("SerialGauge", className: "SerialGauge") {
+            Attribute("reading", .integer32AttributeType, optional: false, defaultValue: Int32(0))
+            Attribute("label", .stringAttributeType)
+            Attribute("serial", .integer64AttributeType, optional: false, defaultValue: Int64(0))
+        }
+    }
+
+    private func gauge() throws -> SerialGauge {
+        SerialGauge(entity: try #require(model.entitiesByName["SerialGauge"]), insertInto: nil)
+    }
+
+    @Test func aChangeMadeInsideTheHookIsRecordedWithTheOuterOne() throws {
+        let gauge = try gauge()
+        gauge.label = "boiler"
+        #expect(gauge.serial == 1)
+        #expect(Set(gauge.changedValues().keys) == ["label", "serial"])
+        gauge.setValue("kiln", forKey: "label")
+        #expect(gauge.serial == 2)
+        #expect(gauge.changedValues()["label"] as? String == "kiln")
+    }
+
+    @Test func aHookThatSkipsSuperLeavesNoPositionForTheNextKey() throws {
+        let gauge = try gauge()
+        gauge.reading = 7
+        #expect(gauge.changedValues().isEmpty)
+        gauge.willChangeValue(forKey: "serial")
+        gauge.setPrimitiveValue(9, forKey: "serial")
+        gauge.didChangeValue(forKey: "serial")
+        #expect(Set(gauge.changedValues().keys) == ["serial"])
+        #expect(gauge.serial == 9)
+    }
+}
