@@ -167,8 +167,7 @@ final class ValueShape: @unchecked Sendable {
     /// Whether position `index` stores values of `type` in place (typed).
     @inline(__always)
     func holdsInPlace<Value>(_ type: Value.Type, at index: Int) -> Bool {
-        let slot = table.slot(index)
-        return slot.kind != .any && slot.kind != .object && slot.typeWord == PlainValues.metadata(Value.self)
+        table.slot(index).holdsInPlace(Value.self)
     }
 
     /// A shape whose every position holds any value.
@@ -232,6 +231,12 @@ struct ShapeSlot {
         self.typeWord = typeWord
         self.offset = offset
         self.kind = kind
+    }
+
+    /// Whether the position stores values of `type` in place (a typed position of that type).
+    @inline(__always)
+    func holdsInPlace<Value>(_ type: Value.Type) -> Bool {
+        kind != .any && kind != .object && typeWord == PlainValues.metadata(Value.self)
     }
 }
 
@@ -488,8 +493,7 @@ final class ValueStorage: ManagedBuffer<ValueStorage.Header, UInt64> {
     /// Stores a value of type `Value`: in place when that is the position's type.
     @inline(__always)
     func set<Value>(_ value: Value, at index: Int) {
-        let description = withUnsafeMutablePointerToHeader { $0.pointee.table.slot(index) }
-        if description.kind != .any, description.kind != .object, description.typeWord == PlainValues.metadata(Value.self) {
+        if withUnsafeMutablePointerToHeader({ $0.pointee.table.slot(index) }).holdsInPlace(Value.self) {
             storeTyped(value, at: index)
         } else {
             setValue(value, at: index)

@@ -11,12 +11,12 @@ extension ObjectGraphTests {
         private let model = libraryModel()
         private var url: URL { scratch.file("library.sqlite") }
 
-        /// Saves a novel titled "Original" and returns its ID.
-        private func savedNovelID(in stack: Stack) throws -> NSManagedObjectID {
+        /// Saves a novel titled `title` ("Original" unless given) and returns its ID.
+        private func savedNovelID(in stack: Stack, title: String = "Original") throws -> NSManagedObjectID {
             let context = stack.newContext()
             return try context.performAndWait {
                 let novel = Novel(context: context)
-                novel.title = "Original"
+                novel.title = title
                 try context.save()
                 return novel.objectID
             }
@@ -68,13 +68,7 @@ extension ObjectGraphTests {
         @Test func aBatchReadAroundAFaultLeavesLoadedObjectsTheirVersion() throws {
             let stack = try Stack(model, at: url)
             let id = try savedNovelID(in: stack)
-            let setup = stack.newContext()
-            let otherID = try setup.performAndWait {
-                let other = Novel(context: setup)
-                other.title = "Other"
-                try setup.save()
-                return other.objectID
-            }
+            let otherID = try savedNovelID(in: stack, title: "Other")
             let first = stack.newContext()
             let second = stack.newContext()
             let firstNovel = try loadedNovel(id, in: first)
