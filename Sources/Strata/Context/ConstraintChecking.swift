@@ -6,6 +6,8 @@ import Foundation
 extension NSManagedObjectContext {
     /// The constraint conflicts of the objects this save inserts or changes.
     func constraintConflicts() throws -> [NSConstraintConflict] {
+        // A model without constraints (most) costs no pass over the changed objects.
+        if let model, model.entities.allSatisfy({ $0.uniquenessConstraints.isEmpty }) { return [] }
         let candidates = inserted.objects + updated.objects.filter { !$0.changedIndexes.isEmpty }
         guard !candidates.isEmpty, let store = objectStore else { return [] }
         var conflicts: [NSConstraintConflict] = []

@@ -237,9 +237,16 @@ extension NSManagedObjectContext {
                     else { continue }
                     if relationship.isToMany {
                         let saved = group.filter { !$0.objectID.isTemporaryID && $0.values[index] is RelationshipFault }
-                        let related = try store.relatedObjectIDs(of: saved.map(\.objectID), relationship: relationship)
-                        for object in saved {
-                            object.values[index] = (related[object.objectID] ?? []).map { self.object(with: $0) }
+                        let ids = saved.map(\.objectID)
+                        if let rows = try store.relatedRows(of: ids, relationship: relationship) {
+                            for object in saved {
+                                object.values[index] = (rows[object.objectID] ?? []).map { self.object(withRow: $0) }
+                            }
+                        } else {
+                            let related = try store.relatedObjectIDs(of: ids, relationship: relationship)
+                            for object in saved {
+                                object.values[index] = (related[object.objectID] ?? []).map { self.object(with: $0) }
+                            }
                         }
                         for object in group {
                             for destination in object.toManyObjects(at: index)
@@ -267,6 +274,14 @@ extension NSManagedObjectContext {
     }
 
     // MARK: Faults
+
+    /// The object of a row read along with a relationship: a fault that has no values yet
+    /// keeps the row for when it fires (as a fetch's faults do), without the row cache.
+    func object(withRow row: Snapshot) -> NSManagedObject {
+        let object = self.object(with: row.objectID)
+        if object.faulted && object.pendingSnapshot == nil { object.pendingSnapshot = row }
+        return object
+    }
 
     /// Loads a fault's values: from the snapshot the fetch left, its batch, the row cache,
     /// or the store.

@@ -75,3 +75,37 @@ struct ObjectSet {
 
     var set: Set<NSManagedObject> { Set(objects) }
 }
+
+/// The object sets of the last `ObjectsDidChange`, with the objects each was made from. A save
+/// mostly posts `DidSave` with the very objects its own `processPendingChanges` just posted
+/// (insert, then save): that notification's set is reused instead of hashing every object
+/// again (`NSObject`'s `isEqual` and `hash`, 1,000 instructions an object on Linux). Cleared
+/// with the context's changes, so that it holds no object longer than the context's sets do.
+struct NotifiedSets {
+    struct Memo {
+        var objects: [NSManagedObject]
+        var set: Set<NSManagedObject>
+    }
+
+    var inserted: Memo?
+    var updated: Memo?
+    var deleted: Memo?
+
+    /// The set of `objects`, remembered under `key`.
+    mutating func remember(_ objects: [NSManagedObject], in key: WritableKeyPath<Self, Memo?>) -> Set<NSManagedObject> {
+        let set = Set(objects)
+        self[keyPath: key] = Memo(objects: objects, set: set)
+        return set
+    }
+
+    /// The set of `objects`: the remembered one when it was made from the same objects in the
+    /// same order, otherwise a new one.
+    func set(of objects: [NSManagedObject], in key: KeyPath<Self, Memo?>) -> Set<NSManagedObject> {
+        if let memo = self[keyPath: key], memo.objects.count == objects.count,
+            zip(memo.objects, objects).allSatisfy({ $0 === $1 })
+        {
+            return memo.set
+        }
+        return Set(objects)
+    }
+}

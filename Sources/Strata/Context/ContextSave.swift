@@ -16,7 +16,10 @@ extension NSManagedObjectContext {
         guard let store = objectStore else { throw Self.noCoordinator() }
 
         NotificationCenter.default.post(name: .NSManagedObjectContextWillSave, object: self)
-        for object in inserted.objects + updated.objects + deleted.objects { object.willSave() }
+        // Each list is taken before its objects run: `willSave` may change the context's sets.
+        for objects in [inserted.objects, updated.objects, deleted.objects] {
+            for object in objects { object.willSave() }
+        }
         processPendingChanges()
 
         try checkEntities()
@@ -26,9 +29,12 @@ extension NSManagedObjectContext {
         var attempts = 0
         var saved: (inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject])
         var result: StoreSaveResult
+        // The updated objects the request writes rows of, in the order of its updates.
+        var written: [NSManagedObject]
         while true {
             saved = (inserted.objects, updated.objects, deleted.objects)
-            let request = saveRequest(inserted: saved.inserted, updated: saved.updated, deleted: saved.deleted)
+            let request: StoreSaveRequest
+            (request, written) = saveRequest(inserted: saved.inserted, updated: saved.updated, deleted: saved.deleted)
             do {
                 result = try store.save(request, assignments: assignments)
                 break
@@ -43,26 +49,40 @@ extension NSManagedObjectContext {
             }
         }
 
-        for object in saved.inserted {
-            if let permanent = result.permanentIDs[object.objectID] { reassign(object, to: permanent) }
-            if let saved = result.snapshots[object.objectID] { object.snapshot = saved }
+        // The store's rows come back in the request's order: the inserts' in the order of
+        // `saved.inserted`, the updates' in the order of `written`.
+        // The store's rows come back in the request's order (the coordinator checks their
+        // counts): the inserts' in the order of `saved.inserted`, the updates' in the order of
+        // `written`.
+        for (object, row) in zip(saved.inserted, result.inserted) {
+            if row.objectID !== object.objectID { reassign(object, to: row.objectID) }
+            object.snapshot = row
             object.changedIndexes.removeAll()
         }
-        for object in saved.updated {
-            if let saved = result.snapshots[object.objectID] { object.snapshot = saved }
-            object.changedIndexes.removeAll()
+        for (object, row) in zip(written, result.updated) { object.snapshot = row }
+        for object in saved.updated { object.changedIndexes.removeAll() }
+        if !result.refreshed.isEmpty {
+            for object in saved.inserted + saved.updated {
+                if let row = result.refreshed[object.objectID] { object.snapshot = row }
+            }
         }
         for object in saved.deleted {
             unregister(object)
             object.managedObjectContext = nil
         }
+        let sets = (
+            inserted: notifiedSets.set(of: saved.inserted, in: \.inserted),
+            updated: notifiedSets.set(of: saved.updated, in: \.updated),
+            deleted: notifiedSets.set(of: saved.deleted, in: \.deleted)
+        )
         clearChanges()
-        for object in saved.inserted + saved.updated + saved.deleted { object.didSave() }
+        for objects in [saved.inserted, saved.updated, saved.deleted] {
+            for object in objects { object.didSave() }
+        }
         NotificationCenter.default.post(
             name: .NSManagedObjectContextDidSave, object: self,
             userInfo: [
-                NSInsertedObjectsKey: Set(saved.inserted), NSUpdatedObjectsKey: Set(saved.updated),
-                NSDeletedObjectsKey: Set(saved.deleted),
+                NSInsertedObjectsKey: sets.inserted, NSUpdatedObjectsKey: sets.updated, NSDeletedObjectsKey: sets.deleted,
             ])
     }
 
@@ -81,10 +101,14 @@ extension NSManagedObjectContext {
     }
 
     /// The store's part of the save: full rows for inserts, changed columns for updates.
+    /// The store's request for the changes, with the updated objects whose rows it writes (in
+    /// the order of its updates; an object with only transient changes writes none).
     private func saveRequest(
         inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject]
-    ) -> StoreSaveRequest {
+    ) -> (StoreSaveRequest, written: [NSManagedObject]) {
         var request = StoreSaveRequest()
+        var written: [NSManagedObject] = []
+        request.inserts.reserveCapacity(inserted.count)
         for object in inserted {
             request.inserts.append(
                 RowChange(
@@ -98,12 +122,13 @@ extension NSManagedObjectContext {
                 RowChange(
                     objectID: object.objectID, values: storeValues(of: object), changed: persistent,
                     expectedVersion: object.expectedVersion))
+            written.append(object)
         }
         for object in deleted where !object.objectID.isTemporaryID && !object.isInaccessible {
             request.deletes.append(
                 RowChange(objectID: object.objectID, values: .empty, changed: [], expectedVersion: object.expectedVersion))
         }
-        return request
+        return (request, written)
     }
 
     /// An object's values in store form; to-many relationships not loaded stay `nil`.

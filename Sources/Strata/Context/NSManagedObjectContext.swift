@@ -87,6 +87,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     var eventUpdated = ObjectSet()
     var eventDeleted = ObjectSet()
     var eventRefreshed = ObjectSet()
+    /// The sets the last `ObjectsDidChange` carried, for the save's notification to reuse.
+    var notifiedSets = NotifiedSets()
     /// Deleted objects whose delete rules have not run yet.
     var pendingDeletes: [NSManagedObject] = []
     /// Deleted objects that were never saved: they leave the context once their delete rules ran.
@@ -361,6 +363,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         eventUpdated.removeAll()
         eventDeleted.removeAll()
         eventRefreshed.removeAll()
+        notifiedSets = NotifiedSets()
         pendingDeletes.removeAll()
         unsavedDeletes.removeAll()
         assignments.removeAll()

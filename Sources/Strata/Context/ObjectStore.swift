@@ -28,6 +28,12 @@ protocol ObjectStore: AnyObject {
     func relatedObjectIDs(
         of objectIDs: [NSManagedObjectID], relationship: NSRelationshipDescription
     ) throws -> [NSManagedObjectID: [NSManagedObjectID]]
+    /// The destination rows of a to-many relationship of several objects, read together, in
+    /// each object's order; `nil` when a store involved reads destinations as IDs only. The
+    /// rows are not cached: the caller hands them to the destinations' faults.
+    func relatedRows(
+        of objectIDs: [NSManagedObjectID], relationship: NSRelationshipDescription
+    ) throws -> [NSManagedObjectID: [Snapshot]]?
     /// The rows of a dictionary fetch, computed as `DictionaryFetch` describes.
     func fetchDictionaries(_ fetch: DictionaryFetch, affectedStores: [NSPersistentStore]?) throws -> [[String: Any]]
     /// Permanent IDs for new objects of the given entities, in the given stores (or the

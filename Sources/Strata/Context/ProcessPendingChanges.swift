@@ -83,10 +83,15 @@ extension NSManagedObjectContext {
         }
         for (_, group) in groups where group.objects.count > 1 {
             // A failed read leaves the relationships unloaded; each then loads on its own.
-            guard let related = try? store.relatedObjectIDs(of: group.objects.map(\.objectID), relationship: group.relationship)
-            else { continue }
-            for object in group.objects {
-                object.values[group.index] = (related[object.objectID] ?? []).map { self.object(with: $0) }
+            let ids = group.objects.map(\.objectID)
+            if let rows = try? store.relatedRows(of: ids, relationship: group.relationship) {
+                for object in group.objects {
+                    object.values[group.index] = (rows[object.objectID] ?? []).map { self.object(withRow: $0) }
+                }
+            } else if let related = try? store.relatedObjectIDs(of: ids, relationship: group.relationship) {
+                for object in group.objects {
+                    object.values[group.index] = (related[object.objectID] ?? []).map { self.object(with: $0) }
+                }
             }
         }
     }
@@ -96,11 +101,15 @@ extension NSManagedObjectContext {
             return
         }
         var userInfo: [String: Any] = [:]
-        if !eventInserted.isEmpty { userInfo[NSInsertedObjectsKey] = eventInserted.set }
-        if !eventUpdated.isEmpty { userInfo[NSUpdatedObjectsKey] = eventUpdated.set }
-        if !eventDeleted.isEmpty { userInfo[NSDeletedObjectsKey] = eventDeleted.set }
+        let inserted = eventInserted.objects
+        let updated = eventUpdated.objects
+        let deleted = eventDeleted.objects
+        notifiedSets = NotifiedSets()
+        if !inserted.isEmpty { userInfo[NSInsertedObjectsKey] = notifiedSets.remember(inserted, in: \.inserted) }
+        if !updated.isEmpty { userInfo[NSUpdatedObjectsKey] = notifiedSets.remember(updated, in: \.updated) }
+        if !deleted.isEmpty { userInfo[NSDeletedObjectsKey] = notifiedSets.remember(deleted, in: \.deleted) }
         if !eventRefreshed.isEmpty { userInfo[NSRefreshedObjectsKey] = eventRefreshed.set }
-        for object in eventInserted.objects + eventUpdated.objects + eventDeleted.objects {
+        for object in inserted + updated + deleted {
             object.eventChangedIndexes.removeAll()
         }
         eventInserted.removeAll()

@@ -277,12 +277,7 @@ open class NSPersistentStoreCoordinator: NSObject, ObjectStore, @unchecked Senda
         of objectIDs: [NSManagedObjectID], relationship: NSRelationshipDescription
     ) throws -> [NSManagedObjectID: [NSManagedObjectID]] {
         var result: [NSManagedObjectID: [NSManagedObjectID]] = [:]
-        var byStore: [ObjectIdentifier: (store: NSPersistentStore, ids: [NSManagedObjectID])] = [:]
-        for id in objectIDs {
-            guard let store = id.persistentStore, store.persistentStoreCoordinator === self else { continue }
-            byStore[ObjectIdentifier(store), default: (store, [])].ids.append(id)
-        }
-        for (_, group) in byStore {
+        for group in groupedByStore(objectIDs) {
             if let snapshots = try group.store.relatedSnapshots(of: group.ids, relationship: relationship) {
                 rowCache.store(snapshots.values.joined())
                 for (owner, rows) in snapshots where result[owner] == nil { result[owner] = rows.map(\.objectID) }
@@ -291,6 +286,35 @@ open class NSPersistentStoreCoordinator: NSObject, ObjectStore, @unchecked Senda
             result.merge(try group.store.relatedObjectIDs(of: group.ids, relationship: relationship)) { a, _ in a }
         }
         return result
+    }
+
+    func relatedRows(
+        of objectIDs: [NSManagedObjectID], relationship: NSRelationshipDescription
+    ) throws -> [NSManagedObjectID: [Snapshot]]? {
+        var result: [NSManagedObjectID: [Snapshot]] = [:]
+        for group in groupedByStore(objectIDs) {
+            guard let rows = try group.store.relatedSnapshots(of: group.ids, relationship: relationship) else { return nil }
+            result.merge(rows) { a, _ in a }
+        }
+        return result
+    }
+
+    /// The IDs of this coordinator's stores, by store (IDs of other coordinators left out).
+    private func groupedByStore(_ objectIDs: [NSManagedObjectID]) -> [(store: NSPersistentStore, ids: [NSManagedObjectID])] {
+        var byStore: [ObjectIdentifier: (store: NSPersistentStore, ids: [NSManagedObjectID])] = [:]
+        // IDs of one store in a row (the usual case) are collected without hashing.
+        var run: (store: NSPersistentStore, ids: [NSManagedObjectID])?
+        for id in objectIDs {
+            guard let store = id.persistentStore, store.persistentStoreCoordinator === self else { continue }
+            if let current = run?.store, current === store {
+                run?.ids.append(id)
+                continue
+            }
+            if let run { byStore[ObjectIdentifier(run.store), default: (run.store, [])].ids += run.ids }
+            run = (store, [id])
+        }
+        if let run { byStore[ObjectIdentifier(run.store), default: (run.store, [])].ids += run.ids }
+        return Array(byStore.values)
     }
 
     func obtainPermanentIDs(
@@ -334,46 +358,75 @@ open class NSPersistentStoreCoordinator: NSObject, ObjectStore, @unchecked Senda
         let insertStores = try request.inserts.map(store(ofInsert:))
         let updateStores = try request.updates.map(store(ofSaved:))
         let deleteStores = try request.deletes.map(store(ofSaved:))
-        var requests: [ObjectIdentifier: (store: NSPersistentStore, request: StoreSaveRequest)] = [:]
-        let first = insertStores.first ?? updateStores.first ?? deleteStores.first
-        if let first, [insertStores, updateStores, deleteStores].allSatisfy({ $0.allSatisfy { $0 === first } }) {
-            // One store (the usual case) takes the request as it is.
-            requests[ObjectIdentifier(first)] = (first, request)
-        } else {
-            func add(
-                _ changes: [RowChange], _ stores: [NSPersistentStore], _ path: WritableKeyPath<StoreSaveRequest, [RowChange]>
-            ) {
-                for (change, store) in zip(changes, stores) {
-                    requests[ObjectIdentifier(store), default: (store, StoreSaveRequest())].request[keyPath: path].append(change)
-                }
-            }
-            add(request.inserts, insertStores, \.inserts)
-            add(request.updates, updateStores, \.updates)
-            add(request.deletes, deleteStores, \.deletes)
+        // Each store's part of the request, with the positions its inserts and updates have in
+        // the whole request (the result gives rows back by position).
+        struct Part {
+            var store: NSPersistentStore
+            var request = StoreSaveRequest()
+            var inserts: [Int] = []
+            var updates: [Int] = []
         }
-        for store in persistentStores where store.metadataNeedsSaving && requests[ObjectIdentifier(store)] == nil {
-            requests[ObjectIdentifier(store)] = (store, StoreSaveRequest())
+        var parts: [ObjectIdentifier: Part] = [:]
+        let first = insertStores.first ?? updateStores.first ?? deleteStores.first
+        let whole = first.map { first in
+            [insertStores, updateStores, deleteStores].allSatisfy { $0.allSatisfy { $0 === first } }
+        }
+        if let first, whole == true {
+            // One store (the usual case) takes the request as it is.
+            parts[ObjectIdentifier(first)] = Part(store: first, request: request)
+        } else {
+            for (position, (change, store)) in zip(request.inserts, insertStores).enumerated() {
+                parts[ObjectIdentifier(store), default: Part(store: store)].request.inserts.append(change)
+                parts[ObjectIdentifier(store), default: Part(store: store)].inserts.append(position)
+            }
+            for (position, (change, store)) in zip(request.updates, updateStores).enumerated() {
+                parts[ObjectIdentifier(store), default: Part(store: store)].request.updates.append(change)
+                parts[ObjectIdentifier(store), default: Part(store: store)].updates.append(position)
+            }
+            for (change, store) in zip(request.deletes, deleteStores) {
+                parts[ObjectIdentifier(store), default: Part(store: store)].request.deletes.append(change)
+            }
+        }
+        for store in persistentStores where store.metadataNeedsSaving && parts[ObjectIdentifier(store)] == nil {
+            parts[ObjectIdentifier(store)] = Part(store: store)
         }
         var result = StoreSaveResult()
-        for (_, part) in requests {
+        let single = parts.count == 1 && whole == true
+        var inserted = [Snapshot?](repeating: nil, count: single ? 0 : request.inserts.count)
+        var updated = [Snapshot?](repeating: nil, count: single ? 0 : request.updates.count)
+        for part in parts.values {
             if part.store.isReadOnly && !part.request.isEmpty {
                 throw CoreDataError.make(
                     NSPersistentStoreSaveError, "The store at \(part.store.url?.path ?? "?") is read-only.",
                     userInfo: [NSAffectedStoresErrorKey: [part.store]])
             }
             let partial = try part.store.save(part.request)
-            if requests.count == 1 {
-                result = partial
-            } else {
-                result.permanentIDs.merge(partial.permanentIDs) { a, _ in a }
-                result.snapshots.merge(partial.snapshots) { a, _ in a }
+            guard partial.inserted.count == part.request.inserts.count, partial.updated.count == part.request.updates.count
+            else {
+                throw CoreDataError.make(
+                    NSPersistentStoreSaveError,
+                    "The store at \(part.store.url?.path ?? "?") reported \(partial.inserted.count) of "
+                        + "\(part.request.inserts.count) inserted and \(partial.updated.count) of "
+                        + "\(part.request.updates.count) updated rows.",
+                    userInfo: [NSAffectedStoresErrorKey: [part.store]])
             }
+            if single {
+                result = partial
+                continue
+            }
+            for (position, row) in zip(part.inserts, partial.inserted) { inserted[position] = row }
+            for (position, row) in zip(part.updates, partial.updated) { updated[position] = row }
+            result.refreshed.merge(partial.refreshed) { a, _ in a }
+        }
+        if !single {
+            result.inserted = inserted.compactMap { $0 }
+            result.updated = updated.compactMap { $0 }
         }
         // Saved rows (and rows whose derived values the store recomputed) leave the cache, so
         // that a fault fired later reads them as stored; the saving context's objects already
         // hold the values.
-        rowCache.remove(request.deletes.map(\.objectID))
-        rowCache.remove(result.snapshots.keys)
+        rowCache.remove(request.deletes.lazy.map(\.objectID))
+        rowCache.remove(rowsOf: result)
         return result
     }
 

@@ -63,6 +63,15 @@ final class RowCache: @unchecked Sendable {
         }
     }
 
+    /// Forgets the rows a save wrote or recomputed (nothing to do, and nothing asked of the
+    /// result, while the cache is empty).
+    func remove(rowsOf result: StoreSaveResult) {
+        state.withLock { state in
+            guard !state.entries.isEmpty else { return }
+            result.forEachRowID { state.entries[ObjectKey($0)] = nil }
+        }
+    }
+
     func removeAll(of store: NSPersistentStore) {
         state.withLock { state in
             state.entries = state.entries.filter {

@@ -29,8 +29,7 @@ enum DerivedAttributeValues {
             if !list.isEmpty { derived[ObjectIdentifier(entity)] = list }
         }
         guard !derived.isEmpty else { return }
-        let saved = Set(
-            request.inserts.map { result.permanentIDs[$0.objectID] ?? $0.objectID } + request.updates.map(\.objectID))
+        let saved = Set(result.inserted.map(\.objectID) + request.updates.map(\.objectID))
         let snapshot = rows
         var changed: [Snapshot] = []
         for (id, row) in snapshot {
@@ -45,10 +44,8 @@ enum DerivedAttributeValues {
             }
             if differs { changed.append(Snapshot(objectID: id, version: row.version, values: values)) }
         }
-        for row in changed {
-            rows[row.objectID] = row
-            result.snapshots[row.objectID] = row
-        }
+        for row in changed { rows[row.objectID] = row }
+        result.replaceRows(changed) { fresh, _ in fresh }
     }
 
     /// The derivation's value for a row, as the attribute's type holds it; `nil` for forms the

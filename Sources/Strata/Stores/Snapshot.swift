@@ -89,11 +89,42 @@ struct StoreSaveRequest {
 }
 
 /// What a store reports back from a save.
+///
+/// The rows of the request's own changes come back by position, in the request's order: the
+/// context pairs each with its object without hashing (a save of 100,000 inserts built,
+/// searched and freed two 100,000-entry dictionaries before, a sixth of the save's own time).
 struct StoreSaveResult {
-    /// The permanent ID of each inserted object, by its temporary ID.
-    var permanentIDs = ObjectIDDictionary<NSManagedObjectID>()
-    /// The new snapshots of inserted and updated rows, by permanent ID.
-    var snapshots = ObjectIDDictionary<Snapshot>()
+    /// Each insert's row as saved, in the order of the request's inserts; its ID is the
+    /// permanent one.
+    var inserted: [Snapshot] = []
+    /// Each update's row as saved (its new version), in the order of the request's updates.
+    var updated: [Snapshot] = []
+    /// Rows the save changed besides the request's own: derived values a store recomputed.
+    var refreshed = ObjectIDDictionary<Snapshot>()
+
+    /// Calls `body` with the ID of every row the save wrote or recomputed.
+    func forEachRowID(_ body: (NSManagedObjectID) -> Void) {
+        for row in inserted { body(row.objectID) }
+        for row in updated { body(row.objectID) }
+        for id in refreshed.keys { body(id) }
+    }
+
+    /// Puts rows read back after the save in the result: a row of the request's own replaces
+    /// its saved row (`combine` gets the fresh row and the saved one), any other row goes to
+    /// `refreshed` (`combine` gets the row it replaces there, if any).
+    mutating func replaceRows(_ rows: [Snapshot], combine: (Snapshot, Snapshot?) -> Snapshot) {
+        guard !rows.isEmpty else { return }
+        var positions: [ObjectKey: (inserted: Bool, position: Int)] = [:]
+        for (position, row) in inserted.enumerated() { positions[ObjectKey(row.objectID)] = (true, position) }
+        for (position, row) in updated.enumerated() { positions[ObjectKey(row.objectID)] = (false, position) }
+        for row in rows {
+            switch positions[ObjectKey(row.objectID)] {
+            case (true, let position)?: inserted[position] = combine(row, inserted[position])
+            case (false, let position)?: updated[position] = combine(row, updated[position])
+            case nil: refreshed[row.objectID] = combine(row, refreshed[row.objectID])
+            }
+        }
+    }
 }
 
 /// A row whose version in the store is not the one the context last saw.

@@ -44,10 +44,25 @@ import Testing
             unassigned.title = "a4"
             kept[0].title = "a1 renamed"
             context.delete(kept[1])
+            // Inserted and updated rows of both stores, in the same save: each object gets the
+            // row its own store wrote (the stores' rows are put back in the request's order).
+            let second = Novel(context: context)
+            second.title = "b3"
+            context.assign(second, to: storeB)
+            let renamed = try #require(
+                try context.fetch(NSFetchRequest<Novel>(entityName: "Novel")).first { $0.title == "b2" })
+            renamed.title = "b2 renamed"
             try context.save()
             #expect(unassigned.objectID.persistentStore === storeA)
+            #expect(second.objectID.persistentStore === storeB && renamed.objectID.persistentStore === storeB)
+            for (novel, title) in [(unassigned, "a4"), (kept[0], "a1 renamed"), (second, "b3"), (renamed, "b2 renamed")] {
+                #expect(novel.committedValues(forKeys: ["title"])["title"] as? String == title)
+                #expect(!novel.hasChanges)
+            }
+            #expect(context.object(with: second.objectID) === second)
+            #expect(context.object(with: unassigned.objectID) === unassigned)
         }
         #expect(try titles(in: first) == ["a1 renamed", "a2", "a3", "a4"])
-        #expect(try titles(in: second) == ["b2"])
+        #expect(try titles(in: second) == ["b2 renamed", "b3"])
     }
 }

@@ -87,6 +87,41 @@ extension ObjectGraphTests {
             }
         }
 
+        /// `DidSave` lists every saved object, whether the save's own `ObjectsDidChange` carried
+        /// them all (its sets are reused then) or only the last of them (earlier changes were
+        /// announced before the save).
+        @Test func didSaveListsEverySavedObjectHoweverTheyWereAnnounced() throws {
+            try observing { context, recorder in
+                let first = Novel(context: context)
+                let second = Novel(context: context)
+                try context.save()
+                let together = recorder.recorded(.NSManagedObjectContextObjectsDidChange)
+                #expect(together.map(\.inserted) == [[first, second]])
+                #expect(recorder.recorded(.NSManagedObjectContextDidSave).map(\.inserted) == [[first, second]])
+
+                recorder.clear()
+                let early = Novel(context: context)
+                first.title = "announced early"
+                context.processPendingChanges()
+                let late = Novel(context: context)
+                second.title = "announced late"
+                try context.save()
+                let announced = recorder.recorded(.NSManagedObjectContextObjectsDidChange)
+                #expect(announced.map(\.inserted) == [[early], [late]])
+                #expect(announced.map(\.updated) == [[first], [second]])
+                let saved = try #require(recorder.recorded(.NSManagedObjectContextDidSave).first)
+                #expect(saved.inserted == [early, late])
+                #expect(saved.updated == [first, second])
+
+                // The same objects again, in another order than announced: still all of them.
+                recorder.clear()
+                context.delete(late)
+                context.delete(early)
+                try context.save()
+                #expect(recorder.recorded(.NSManagedObjectContextDidSave).map(\.deleted) == [[early, late]])
+            }
+        }
+
         @Test func didSaveListsTheDeletedObjectsWithTheirCascades() throws {
             try observing { context, recorder in
                 let novel = Novel(context: context)

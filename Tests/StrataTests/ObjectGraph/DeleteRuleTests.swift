@@ -199,5 +199,52 @@ extension ObjectGraphTests {
                 #expect(context.deletedObjects == [library])
             }
         }
+
+        /// The rows read with the relationships of several deleted objects (and of a prefetch)
+        /// go to the destinations that are still faults; a destination holding unsaved changes
+        /// keeps them, and the others read the stored values.
+        @Test func rowsReadAlongFillOnlyFaults() throws {
+            let stack = try Stack(model, at: url)
+            let context = stack.newContext()
+            try context.performAndWait {
+                for title in ["Dune", "Emma"] {
+                    let novel = Novel(context: context)
+                    novel.title = title
+                    novel.author = Author(context: context)
+                    for number in 1...3 {
+                        let chapter = Chapter(context: context)
+                        chapter.number = Int32(number)
+                        chapter.novel = novel
+                    }
+                }
+                try context.save()
+            }
+            try stack.close()
+
+            try reopened { context in
+                // One chapter is fetched and changed; the others stay unregistered until the
+                // delete rules read them with their novels' chapters.
+                let one = NSFetchRequest<Chapter>(entityName: "Chapter")
+                one.predicate = NSPredicate(format: "number == 2")
+                one.fetchLimit = 1
+                let edited = try #require(try context.fetch(one).first)
+                edited.number = 99
+                #expect(context.registeredObjects.count == 2)  // the chapter and its novel's fault
+                let request = NSFetchRequest<Author>(entityName: "Author")
+                request.relationshipKeyPathsForPrefetching = ["novels"]
+                let authors = try context.fetch(request)
+                #expect(authors.compactMap { $0.novels.first?.title }.sorted() == ["Dune", "Emma"])
+
+                let novels = try fetchAll(Novel.self, "Novel", in: context)
+                for novel in novels { context.delete(novel) }
+                context.processPendingChanges()
+                let chapters = context.deletedObjects.compactMap { $0 as? Chapter }
+                #expect(chapters.count == 6)
+                #expect(chapters.map(\.number).sorted() == [1, 1, 2, 3, 3, 99])
+                #expect(edited.isDeleted && edited.number == 99)
+                try context.save()
+                #expect(try fetchAll(Chapter.self, "Chapter", in: context).isEmpty)
+            }
+        }
     }
 }

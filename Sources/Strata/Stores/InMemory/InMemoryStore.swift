@@ -88,7 +88,6 @@ class InMemoryStore: NSPersistentStore, @unchecked Sendable {
             let permanent = allocate(temporary.map(\.objectID.entity), in: &working)
             var idMap = ObjectIDDictionary<NSManagedObjectID>()
             for (change, id) in zip(temporary, permanent) { idMap[change.objectID] = id }
-            result.permanentIDs = idMap
             let resolve: (Any?) -> Any? = { [idMap] value in
                 switch value {
                 case let target as NSManagedObjectID: idMap[target] ?? target
@@ -104,15 +103,19 @@ class InMemoryStore: NSPersistentStore, @unchecked Sendable {
                     }, shape: id.entity.layout.valueShape)
                 let snapshot = Snapshot(objectID: id, version: 1, values: values)
                 working.rows[id] = snapshot
-                result.snapshots[id] = snapshot
+                result.inserted.append(snapshot)
             }
             for change in request.updates {
-                guard let stored = working.rows[change.objectID] else { continue }
+                guard let stored = working.rows[change.objectID] else {
+                    throw VersionConflictError(conflicts: [
+                        VersionConflict(objectID: change.objectID, expectedVersion: change.expectedVersion, storedVersion: 0)
+                    ])
+                }
                 var values = stored.values
                 for index in change.changed { values[index] = resolve(change.values[index]) }
                 let snapshot = Snapshot(objectID: change.objectID, version: stored.version + 1, values: values)
                 working.rows[change.objectID] = snapshot
-                result.snapshots[change.objectID] = snapshot
+                result.updated.append(snapshot)
             }
             for change in request.deletes { working.rows[change.objectID] = nil }
             DerivedAttributeValues.apply(to: &working.rows, request: request, result: &result)

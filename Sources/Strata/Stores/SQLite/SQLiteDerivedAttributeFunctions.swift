@@ -121,16 +121,17 @@ extension SQLiteStore {
                     .first(where: { $0.table == table })
             else { continue }
             let keys = rows.map(\.key).sorted()
+            var fresh: [Snapshot] = []
             for start in stride(from: 0, to: keys.count, by: 500) {
                 let chunk = Array(keys[start..<min(start + 500, keys.count)])
                 let sql =
                     "SELECT \(columns.joined(separator: ", ")) FROM \(table) "
                     + "WHERE Z_PK IN (\(chunk.map { _ in "?" }.joined(separator: ", ")))"
                 for row in try Row.fetchAll(db, sql: sql, arguments: StatementArguments(keys: chunk)) {
-                    let fresh = decode(row, mapping: mapping, expected: expected)
-                    result.snapshots[fresh.objectID] = Self.merging(fresh, into: result.snapshots[fresh.objectID])
+                    fresh.append(decode(row, mapping: mapping, expected: expected))
                 }
             }
+            result.replaceRows(fresh, combine: Self.merging)
         }
     }
 

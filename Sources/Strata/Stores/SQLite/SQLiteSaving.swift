@@ -68,11 +68,20 @@ extension SQLiteStore {
                 var result = StoreSaveResult()
                 let temporary = request.inserts.filter { $0.objectID.persistentStore !== self }
                 let permanent = try allocate(temporary.map(\.objectID.entity), db: db, mapping: mapping)
-                var idMap = ObjectIDDictionary<NSManagedObjectID>()
-                idMap.reserveCapacity(temporary.count)
-                for (change, id) in zip(temporary, permanent) { idMap[change.objectID] = id }
-                result.permanentIDs = idMap
-                let resolve: (NSManagedObjectID) -> NSManagedObjectID = { [idMap] in idMap[$0] ?? $0 }
+                // Relationships to objects inserted by this save point to their temporary IDs
+                // (or, for a store being migrated, the IDs of the other store): the map to the
+                // permanent ones is made when the first such ID is met.
+                var idMap: ObjectIDDictionary<NSManagedObjectID>?
+                let resolve: (NSManagedObjectID) -> NSManagedObjectID = { id in
+                    guard !temporary.isEmpty, id.persistentStore !== self else { return id }
+                    if idMap == nil {
+                        var map = ObjectIDDictionary<NSManagedObjectID>()
+                        map.reserveCapacity(temporary.count)
+                        for (change, permanentID) in zip(temporary, permanent) { map[change.objectID] = permanentID }
+                        idMap = map
+                    }
+                    return idMap?[id] ?? id
+                }
 
                 // Deletes first, so that a row replacing a deleted one with the same unique
                 // values (an overwrite merge) does not trip the unique index.
@@ -82,25 +91,30 @@ extension SQLiteStore {
                 where !(try deleteRow(change, db: db, mapping: mapping, files: files, statements: statements)) {
                     conflicts.append(try conflict(for: change, db: db, mapping: mapping))
                 }
+                // Temporary IDs were allocated in the order of the inserts: each insert's
+                // permanent ID is the next of `permanent`, without asking `idMap`.
+                var allocated = permanent.makeIterator()
+                result.inserted.reserveCapacity(request.inserts.count)
                 for change in request.inserts {
-                    let id = resolve(change.objectID)
+                    let id = change.objectID.persistentStore !== self ? (allocated.next() ?? change.objectID) : change.objectID
                     try insertRow(
                         change, as: id, db: db, mapping: mapping, resolve: resolve, files: files, statements: statements)
-                    result.snapshots[id] = snapshot(of: change, as: id, version: 1, resolve: resolve)
+                    result.inserted.append(snapshot(of: change, as: id, version: 1, resolve: resolve))
                 }
+                result.updated.reserveCapacity(request.updates.count)
                 for change in request.updates {
                     if try updateRow(
                         change, db: db, mapping: mapping, resolve: resolve, files: files, statements: statements)
                     {
-                        result.snapshots[change.objectID] = snapshot(
-                            of: change, as: change.objectID, version: change.expectedVersion + 1, resolve: resolve)
+                        result.updated.append(
+                            snapshot(of: change, as: change.objectID, version: change.expectedVersion + 1, resolve: resolve))
                     } else {
                         conflicts.append(try conflict(for: change, db: db, mapping: mapping))
                     }
                 }
                 guard conflicts.isEmpty else { throw VersionConflictError(conflicts: conflicts) }
-                for change in request.inserts {
-                    try writeToMany(change, as: resolve(change.objectID), db: db, mapping: mapping, resolve: resolve)
+                for (change, row) in zip(request.inserts, result.inserted) {
+                    try writeToMany(change, as: row.objectID, db: db, mapping: mapping, resolve: resolve)
                 }
                 for change in request.updates {
                     try writeToMany(change, as: change.objectID, db: db, mapping: mapping, resolve: resolve)
