@@ -41,7 +41,7 @@ extension NSManagedObjectContext {
 
     private func applyDeleteRules(of object: NSManagedObject) {
         object.prepareForDeletion()
-        for (index, kind) in object.layout.kinds.enumerated() {
+        for (index, kind) in object.layout.kinds.enumerated() where kind != .attribute && kind != .other {
             guard let relationship = object.layout.properties[index] as? NSRelationshipDescription else { continue }
             let destinations: [NSManagedObject]
             switch kind {

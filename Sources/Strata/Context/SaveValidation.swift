@@ -148,7 +148,8 @@ extension NSManagedObject {
     /// Deny relationships that still have destinations that are not deleted too (1600).
     func denyErrors() -> [NSError] {
         var errors: [NSError] = []
-        for (index, property) in layout.properties.enumerated() {
+        let kinds = layout.kinds
+        for (index, property) in layout.properties.enumerated() where kinds[index] != .attribute && kinds[index] != .other {
             guard let relationship = property as? NSRelationshipDescription, relationship.deleteRule == .denyDeleteRule
             else { continue }
             let destinations: [NSManagedObject] =
