@@ -365,6 +365,8 @@ open class NSPersistentStoreCoordinator: NSObject, ObjectStore, @unchecked Senda
             var request = StoreSaveRequest()
             var inserts: [Int] = []
             var updates: [Int] = []
+            /// Whether `request` is the whole request (its rows are the result's, in order).
+            var isWhole = false
         }
         var parts: [ObjectIdentifier: Part] = [:]
         let first = insertStores.first ?? updateStores.first ?? deleteStores.first
@@ -373,7 +375,7 @@ open class NSPersistentStoreCoordinator: NSObject, ObjectStore, @unchecked Senda
         }
         if let first, whole == true {
             // One store (the usual case) takes the request as it is.
-            parts[ObjectIdentifier(first)] = Part(store: first, request: request)
+            parts[ObjectIdentifier(first)] = Part(store: first, request: request, isWhole: true)
         } else {
             for (position, (change, store)) in zip(request.inserts, insertStores).enumerated() {
                 parts[ObjectIdentifier(store), default: Part(store: store)].request.inserts.append(change)
@@ -391,9 +393,11 @@ open class NSPersistentStoreCoordinator: NSObject, ObjectStore, @unchecked Senda
             parts[ObjectIdentifier(store)] = Part(store: store)
         }
         var result = StoreSaveResult()
-        let single = parts.count == 1 && whole == true
-        var inserted = [Snapshot?](repeating: nil, count: single ? 0 : request.inserts.count)
-        var updated = [Snapshot?](repeating: nil, count: single ? 0 : request.updates.count)
+        // The rows come back by position: a part that is the whole request gives them in order,
+        // the parts of a split request are put back in the request's order.
+        let split = whole != true
+        var inserted = [Snapshot?](repeating: nil, count: split ? request.inserts.count : 0)
+        var updated = [Snapshot?](repeating: nil, count: split ? request.updates.count : 0)
         for part in parts.values {
             if part.store.isReadOnly && !part.request.isEmpty {
                 throw CoreDataError.make(
@@ -410,15 +414,16 @@ open class NSPersistentStoreCoordinator: NSObject, ObjectStore, @unchecked Senda
                         + "\(part.request.updates.count) updated rows.",
                     userInfo: [NSAffectedStoresErrorKey: [part.store]])
             }
-            if single {
-                result = partial
-                continue
+            if part.isWhole {
+                result.inserted = partial.inserted
+                result.updated = partial.updated
+            } else {
+                for (position, row) in zip(part.inserts, partial.inserted) { inserted[position] = row }
+                for (position, row) in zip(part.updates, partial.updated) { updated[position] = row }
             }
-            for (position, row) in zip(part.inserts, partial.inserted) { inserted[position] = row }
-            for (position, row) in zip(part.updates, partial.updated) { updated[position] = row }
             result.refreshed.merge(partial.refreshed) { a, _ in a }
         }
-        if !single {
+        if split {
             result.inserted = inserted.compactMap { $0 }
             result.updated = updated.compactMap { $0 }
         }

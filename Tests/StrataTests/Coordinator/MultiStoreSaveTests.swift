@@ -65,4 +65,30 @@ import Testing
         #expect(try titles(in: first) == ["a1 renamed", "a2", "a3", "a4"])
         #expect(try titles(in: second) == ["b2 renamed", "b3"])
     }
+    /// A save whose changes all go to one store while another store's metadata is saved too:
+    /// the one store's rows still reach their objects (permanent IDs, saved values).
+    @Test func oneStoresRowsReachTheirObjectsWhileAnotherSavesMetadata() throws {
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        let storeA = try coordinator.addPersistentStore(
+            ofType: NSSQLiteStoreType, configurationName: nil, at: scratch.file("rows.sqlite"))
+        let storeB = try coordinator.addPersistentStore(
+            ofType: NSSQLiteStoreType, configurationName: nil, at: scratch.file("metadata.sqlite"))
+        var metadata = coordinator.metadata(for: storeB)
+        metadata["note"] = "saved with the rows of the other store"
+        coordinator.setMetadata(metadata, for: storeB)
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        try context.performAndWait {
+            let novel = Novel(context: context)
+            novel.title = "alone"
+            try context.save()
+            #expect(!novel.objectID.isTemporaryID)
+            #expect(novel.objectID.persistentStore === storeA)
+            #expect(novel.committedValues(forKeys: ["title"])["title"] as? String == "alone")
+            #expect(context.object(with: novel.objectID) === novel)
+        }
+        #expect(!storeB.metadataNeedsSaving)
+        #expect(coordinator.metadata(for: storeB)["note"] as? String == "saved with the rows of the other store")
+        #expect(try titles(in: scratch.file("rows.sqlite")) == ["alone"])
+    }
 }
