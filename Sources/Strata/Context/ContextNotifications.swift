@@ -79,8 +79,8 @@ struct ObjectSet {
 /// The object sets of the last `ObjectsDidChange`, with the objects each was made from. A save
 /// mostly posts `DidSave` with the very objects its own `processPendingChanges` just posted
 /// (insert, then save): that notification's set is reused instead of hashing every object
-/// again (`NSObject`'s `isEqual` and `hash`, 1,000 instructions an object on Linux). Cleared
-/// with the context's changes, so that it holds no object longer than the context's sets do.
+/// again (`NSObject`'s `isEqual` and `hash`, 1,000 instructions an object on Linux). Replaced
+/// at each `ObjectsDidChange` and cleared with the context's changes (save, rollback, reset).
 struct NotifiedSets {
     struct Memo {
         var objects: [NSManagedObject]

@@ -49,8 +49,6 @@ extension NSManagedObjectContext {
             }
         }
 
-        // The store's rows come back in the request's order: the inserts' in the order of
-        // `saved.inserted`, the updates' in the order of `written`.
         // The store's rows come back in the request's order (the coordinator checks their
         // counts): the inserts' in the order of `saved.inserted`, the updates' in the order of
         // `written`.
