@@ -243,6 +243,7 @@ extension NSManagedObjectContext {
                         let saved = group.filter { !$0.objectID.isTemporaryID && $0.values[index] is RelationshipFault }
                         let ids = saved.map(\.objectID)
                         if let rows = try store.relatedRows(of: ids, relationship: relationship) {
+                            reserveRegistry(adding: rows.values.reduce(0) { $0 + $1.count })
                             for object in saved {
                                 object.values[index] = (rows[object.objectID] ?? []).map { self.object(withRow: $0) }
                             }

@@ -155,6 +155,12 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         registry.reserveCapacity(Swift.max(registry.count, count))
     }
 
+    /// Room in the registry for `count` objects more (rows read along with relationships,
+    /// whose objects are mostly new to the context): the table grows once.
+    func reserveRegistry(adding count: Int) {
+        registry.reserveCapacity(registry.count + count)
+    }
+
     func unregister(_ object: NSManagedObject) {
         let key = ObjectKey(object.objectID)
         if registry[key] === object { registry[key] = nil }

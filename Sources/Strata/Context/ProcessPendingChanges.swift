@@ -85,6 +85,8 @@ extension NSManagedObjectContext {
             // A failed read leaves the relationships unloaded; each then loads on its own.
             let ids = group.objects.map(\.objectID)
             if let rows = try? store.relatedRows(of: ids, relationship: group.relationship) {
+                // The destinations are mostly new to the context: its registry grows once.
+                reserveRegistry(adding: rows.values.reduce(0) { $0 + $1.count })
                 for object in group.objects {
                     object.values[group.index] = (rows[object.objectID] ?? []).map { self.object(withRow: $0) }
                 }

@@ -294,7 +294,11 @@ open class NSPersistentStoreCoordinator: NSObject, ObjectStore, @unchecked Senda
         var result: [NSManagedObjectID: [Snapshot]] = [:]
         for group in groupedByStore(objectIDs) {
             guard let rows = try group.store.relatedSnapshots(of: group.ids, relationship: relationship) else { return nil }
-            result.merge(rows) { a, _ in a }
+            if result.isEmpty {
+                result = rows
+            } else {
+                result.merge(rows) { a, _ in a }
+            }
         }
         return result
     }
