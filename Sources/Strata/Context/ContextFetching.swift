@@ -241,18 +241,7 @@ extension NSManagedObjectContext {
                     else { continue }
                     if relationship.isToMany {
                         let saved = group.filter { !$0.objectID.isTemporaryID && $0.values[index] is RelationshipFault }
-                        let ids = saved.map(\.objectID)
-                        if let rows = try store.relatedRows(of: ids, relationship: relationship) {
-                            reserveRegistry(adding: rows.values.reduce(0) { $0 + $1.count })
-                            for object in saved {
-                                object.values[index] = (rows[object.objectID] ?? []).map { self.object(withRow: $0) }
-                            }
-                        } else {
-                            let related = try store.relatedObjectIDs(of: ids, relationship: relationship)
-                            for object in saved {
-                                object.values[index] = (related[object.objectID] ?? []).map { self.object(with: $0) }
-                            }
-                        }
+                        try loadRelationship(relationship, at: index, of: saved, store: store)
                         for object in group {
                             for destination in object.toManyObjects(at: index)
                             where seen.insert(ObjectIdentifier(destination)).inserted {
@@ -274,6 +263,27 @@ extension NSManagedObjectContext {
                     registeredObject(for: snapshot.objectID)?.pendingSnapshot = snapshot
                 }
                 level = next
+            }
+        }
+    }
+
+    /// Loads a to-many relationship of several saved objects with one read: when the store
+    /// reads the destinations' rows along, they go to the destinations that are still faults
+    /// (the registry grows once for them); otherwise the destinations are faults of their IDs.
+    /// Nothing is assigned when the read fails.
+    func loadRelationship(
+        _ relationship: NSRelationshipDescription, at index: Int, of objects: [NSManagedObject], store: any ObjectStore
+    ) throws {
+        let ids = objects.map(\.objectID)
+        if let rows = try store.relatedRows(of: ids, relationship: relationship) {
+            reserveRegistry(adding: rows.values.reduce(0) { $0 + $1.count })
+            for object in objects {
+                object.values[index] = (rows[object.objectID] ?? []).map { self.object(withRow: $0) }
+            }
+        } else {
+            let related = try store.relatedObjectIDs(of: ids, relationship: relationship)
+            for object in objects {
+                object.values[index] = (related[object.objectID] ?? []).map { self.object(with: $0) }
             }
         }
     }

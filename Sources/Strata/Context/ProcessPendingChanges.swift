@@ -83,18 +83,7 @@ extension NSManagedObjectContext {
         }
         for (_, group) in groups where group.objects.count > 1 {
             // A failed read leaves the relationships unloaded; each then loads on its own.
-            let ids = group.objects.map(\.objectID)
-            if let rows = try? store.relatedRows(of: ids, relationship: group.relationship) {
-                // The destinations are mostly new to the context: its registry grows once.
-                reserveRegistry(adding: rows.values.reduce(0) { $0 + $1.count })
-                for object in group.objects {
-                    object.values[group.index] = (rows[object.objectID] ?? []).map { self.object(withRow: $0) }
-                }
-            } else if let related = try? store.relatedObjectIDs(of: ids, relationship: group.relationship) {
-                for object in group.objects {
-                    object.values[group.index] = (related[object.objectID] ?? []).map { self.object(with: $0) }
-                }
-            }
+            try? loadRelationship(group.relationship, at: group.index, of: group.objects, store: store)
         }
     }
 

@@ -249,23 +249,15 @@ open class NSPersistentStoreCoordinator: NSObject, ObjectStore, @unchecked Senda
 
     func snapshots(for objectIDs: [NSManagedObjectID]) throws -> [Snapshot] {
         var found: [Snapshot] = []
-        var missing: [ObjectIdentifier: (store: NSPersistentStore, ids: [NSManagedObjectID])] = [:]
-        // IDs of one store in a row (a batch, most often) are collected without hashing.
-        var run: (store: NSPersistentStore, ids: [NSManagedObjectID])?
+        var missing: [NSManagedObjectID] = []
         for (id, cached) in zip(objectIDs, rowCache.snapshots(for: objectIDs)) {
             if let cached {
                 found.append(cached)
-            } else if let store = id.persistentStore, store.persistentStoreCoordinator === self {
-                if let current = run?.store, current === store {
-                    run?.ids.append(id)
-                    continue
-                }
-                if let run { missing[ObjectIdentifier(run.store), default: (run.store, [])].ids += run.ids }
-                run = (store, [id])
+            } else {
+                missing.append(id)
             }
         }
-        if let run { missing[ObjectIdentifier(run.store), default: (run.store, [])].ids += run.ids }
-        for (_, group) in missing {
+        for group in groupedByStore(missing) {
             // Not kept in the row cache: the callers (batches, prefetching) give each row to
             // its object at once.
             found += try group.store.snapshots(for: group.ids)

@@ -12,12 +12,6 @@ import Testing
     private let scratch = ObjectGraphTests.ScratchDirectory()
     private let model = ObjectGraphTests.libraryModel()
 
-    private func titles(in url: URL) throws -> [String] {
-        try DatabaseQueue(path: url.path).read { db in
-            try String.fetchAll(db, sql: "SELECT ZTITLE FROM ZNOVEL ORDER BY ZTITLE")
-        }
-    }
-
     @Test func oneSaveWritesEachObjectToItsStore() throws {
         let first = scratch.file("first.sqlite")
         let second = scratch.file("second.sqlite")
@@ -62,8 +56,8 @@ import Testing
             #expect(context.object(with: second.objectID) === second)
             #expect(context.object(with: unassigned.objectID) === unassigned)
         }
-        #expect(try titles(in: first) == ["a1 renamed", "a2", "a3", "a4"])
-        #expect(try titles(in: second) == ["b2 renamed", "b3"])
+        #expect(try ObjectGraphTests.novelTitles(in: first) == ["a1 renamed", "a2", "a3", "a4"])
+        #expect(try ObjectGraphTests.novelTitles(in: second) == ["b2 renamed", "b3"])
     }
     /// A save whose changes all go to one store while another store's metadata is saved too:
     /// the one store's rows still reach their objects (permanent IDs, saved values).
@@ -89,6 +83,6 @@ import Testing
         }
         #expect(!storeB.metadataNeedsSaving)
         #expect(coordinator.metadata(for: storeB)["note"] as? String == "saved with the rows of the other store")
-        #expect(try titles(in: scratch.file("rows.sqlite")) == ["alone"])
+        #expect(try ObjectGraphTests.novelTitles(in: scratch.file("rows.sqlite")) == ["alone"])
     }
 }

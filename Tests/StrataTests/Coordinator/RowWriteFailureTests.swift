@@ -12,12 +12,6 @@ import Testing
     private let scratch = ObjectGraphTests.ScratchDirectory()
     private let model = ObjectGraphTests.libraryModel()
 
-    private func titles(in url: URL) throws -> [String] {
-        try DatabaseQueue(path: url.path).read { db in
-            try String.fetchAll(db, sql: "SELECT ZTITLE FROM ZNOVEL ORDER BY ZTITLE")
-        }
-    }
-
     private func addRefusingTriggers(to url: URL) throws {
         try DatabaseQueue(path: url.path).write { db in
             try db.execute(
@@ -50,10 +44,8 @@ import Testing
 
     @Test func aRefusedRowFailsTheWholeSaveAndTheNextSaveWrites() throws {
         let url = scratch.file("refusing.sqlite")
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-        try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url)
-        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-        context.persistentStoreCoordinator = coordinator
+        let stack = try ObjectGraphTests.Stack(model, at: url)
+        let context = stack.newContext()
         try context.performAndWait {
             let kept = Novel(context: context)
             kept.title = "kept"
@@ -71,12 +63,12 @@ import Testing
             refused.title = "refused"
             let message = refusal(of: context)
             #expect(message?.contains("insert refused") == true)
-            #expect(try titles(in: url) == ["kept", "undeletable"])
+            #expect(try ObjectGraphTests.novelTitles(in: url) == ["kept", "undeletable"])
             #expect(first.isInserted && refused.isInserted && refused.objectID.isTemporaryID)
 
             refused.title = "accepted"
             try context.save()
-            #expect(try titles(in: url) == ["accepted", "first", "kept", "undeletable"])
+            #expect(try ObjectGraphTests.novelTitles(in: url) == ["accepted", "first", "kept", "undeletable"])
             #expect(!refused.objectID.isTemporaryID)
 
             // An update refused, then written once the value changes.
@@ -84,11 +76,11 @@ import Testing
             kept.title = "refused"
             first.year = 1999
             #expect(refusal(of: context)?.contains("update refused") == true)
-            #expect(try titles(in: url) == ["accepted", "first", "kept", "undeletable"])
+            #expect(try ObjectGraphTests.novelTitles(in: url) == ["accepted", "first", "kept", "undeletable"])
             #expect(kept.isUpdated && kept.title == "refused")
             kept.title = "renamed"
             try context.save()
-            #expect(try titles(in: url) == ["accepted", "first", "renamed", "undeletable"])
+            #expect(try ObjectGraphTests.novelTitles(in: url) == ["accepted", "first", "renamed", "undeletable"])
 
             // A delete refused: the object stays deleted in the context, the row stays.
             let fixed = try #require(
@@ -96,12 +88,12 @@ import Testing
             context.delete(fixed)
             context.delete(first)
             #expect(refusal(of: context)?.contains("delete refused") == true)
-            #expect(try titles(in: url) == ["accepted", "first", "renamed", "undeletable"])
+            #expect(try ObjectGraphTests.novelTitles(in: url) == ["accepted", "first", "renamed", "undeletable"])
             #expect(fixed.isDeleted && first.isDeleted)
             context.rollback()
             context.delete(first)
             try context.save()
-            #expect(try titles(in: url) == ["accepted", "renamed", "undeletable"])
+            #expect(try ObjectGraphTests.novelTitles(in: url) == ["accepted", "renamed", "undeletable"])
         }
     }
 }

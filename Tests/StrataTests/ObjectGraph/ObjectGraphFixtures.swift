@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Testing
 
 @testable import Strata
@@ -205,6 +206,13 @@ extension ObjectGraphTests {
         /// Removes the store from its coordinator, as an app does before the file is reopened.
         func close() throws {
             try coordinator.remove(store)
+        }
+    }
+
+    /// The titles of the novels in a store file, sorted, read with SQLite (not through Strata).
+    static func novelTitles(in url: URL) throws -> [String] {
+        try DatabaseQueue(path: url.path).read { db in
+            try String.fetchAll(db, sql: "SELECT ZTITLE FROM ZNOVEL ORDER BY ZTITLE")
         }
     }
 

@@ -110,18 +110,18 @@ final class AffectedRowLog: @unchecked Sendable {
 extension SQLiteStore {
     /// Reads again, at the end of a save's transaction, the rows whose derived values its
     /// triggers changed: saved rows get the computed values in their new snapshots, other
-    /// rows (a book whose page was added) a fresh snapshot. The coordinator caches them all,
-    /// so that a fault or a refresh shows the values the store computed.
+    /// rows (a book whose page was added) a fresh snapshot. The coordinator drops them all from
+    /// its row cache, so that a fault or a refresh reads the values the store computed.
     func refreshDerivedValues(_ result: inout StoreSaveResult, db: Database, mapping: SQLiteStoreMapping) throws {
         let affected = AffectedRowLog.drain(db)
         guard !affected.isEmpty else { return }
+        var fresh: [Snapshot] = []
         for (table, rows) in Dictionary(grouping: affected, by: \.table) {
             guard let columns = mapping.selectColumns[table],
                 let expected = mapping.schema.orderedEntities.lazy.compactMap({ mapping.mapping(for: $0) })
                     .first(where: { $0.table == table })
             else { continue }
             let keys = rows.map(\.key).sorted()
-            var fresh: [Snapshot] = []
             for start in stride(from: 0, to: keys.count, by: 500) {
                 let chunk = Array(keys[start..<min(start + 500, keys.count)])
                 let sql =
@@ -131,8 +131,8 @@ extension SQLiteStore {
                     fresh.append(decode(row, mapping: mapping, expected: expected))
                 }
             }
-            result.replaceRows(fresh, combine: Self.merging)
         }
+        result.replaceRows(fresh, combine: Self.merging)
     }
 
     /// A saved row's snapshot with the derived values of the row read back; the row read
