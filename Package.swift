@@ -27,6 +27,28 @@ import PackageDescription
             plugins: ["StrataModelPlugin"]
         ),
         .testTarget(name: "CompatSwift6Tests", dependencies: ["CoreData"], plugins: ["StrataModelPlugin"]),
+        // COMPAT 8–11: the same Apple-style files, which import only CoreData (a DAO, predicates
+        // taken apart and rebuilt, a model loaded as apps load theirs), in Swift 5 and Swift 6
+        // mode, with Strata's plugin and without it (nor any alias line). The text is kept once,
+        // in Tests/CoreDataImportSwift5Tests/Shared, which the other three link to.
+        .testTarget(
+            name: "CoreDataImportSwift5Tests",
+            dependencies: ["CoreData"],
+            swiftSettings: [.swiftLanguageMode(.v5)],
+            plugins: ["StrataModelPlugin"]
+        ),
+        .testTarget(name: "CoreDataImportSwift6Tests", dependencies: ["CoreData"], plugins: ["StrataModelPlugin"]),
+        .testTarget(
+            name: "CoreDataImportNoPluginSwift5Tests",
+            dependencies: ["CoreData"],
+            resources: [.copy("NotesNoPlugin5.xcdatamodeld")],
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+        .testTarget(
+            name: "CoreDataImportNoPluginSwift6Tests",
+            dependencies: ["CoreData"],
+            resources: [.copy("NotesNoPlugin6.xcdatamodeld")]
+        ),
         // The reference application (SPEC §4): the to-do model, DAOs and repositories, the `todo`
         // command line, and their tests (the CLI tests run the built `todo`). Its model's class
         // names carry the module (`TodoKit.TodoEntity`) for the reason given above: the test

@@ -3,7 +3,9 @@ import PackagePlugin
 
 /// Generates Swift classes for the Core Data models of a target, as Xcode's code
 /// generation does, and copies each model into the target's resources so that the
-/// persistent container finds it by name at run time.
+/// persistent container finds it by name at run time. In any target, with a model or
+/// without, it also makes `NSExpression`, `NSComparisonPredicate` and `NSCompoundPredicate`
+/// mean Core Data's classes in files that import Foundation as well as CoreData.
 ///
 /// ```swift
 /// .target(name: "App", dependencies: ["Strata"], plugins: [.plugin(name: "StrataModelPlugin", package: "Strata")])
@@ -25,14 +27,13 @@ struct StrataModelPlugin: BuildToolPlugin {
             ModelCommands(model: model, tool: tool, workDirectory: context.pluginWorkDirectoryURL, moduleName: module.moduleName)
                 .commands
         }
-        if !models.models.isEmpty {
-            // Once per target: Core Data's class names that Foundation on Linux also declares.
-            let names = context.pluginWorkDirectoryURL.appendingPathComponent("StrataNames.swift")
-            commands.append(
-                .buildCommand(
-                    displayName: "Naming Core Data's classes for \(module.name)", executable: tool,
-                    arguments: ["names", "--output", names.path], inputFiles: [], outputFiles: [names]))
-        }
+        // Once per target, with or without a model: Core Data's class names that Foundation on
+        // Linux also declares, so that files importing both Foundation and CoreData can name them.
+        let names = context.pluginWorkDirectoryURL.appendingPathComponent("StrataNames.swift")
+        commands.append(
+            .buildCommand(
+                displayName: "Naming Core Data's classes for \(module.name)", executable: tool,
+                arguments: ["names", "--output", names.path], inputFiles: [], outputFiles: [names]))
         return commands
     }
 }

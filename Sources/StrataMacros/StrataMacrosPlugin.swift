@@ -4,5 +4,5 @@ import SwiftSyntaxMacros
 /// The compiler plugin that provides Strata's macros.
 @main
 struct StrataMacrosPlugin: CompilerPlugin {
-    let providingMacros: [Macro.Type] = [ManagedMacro.self]
+    let providingMacros: [Macro.Type] = [ManagedMacro.self, CoreDataNamesMacro.self]
 }

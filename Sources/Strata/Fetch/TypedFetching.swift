@@ -12,7 +12,7 @@ extension _StrataPredicateFactory where Self == NSPredicate {
     /// ```
     public init?<Input>(_ predicate: Predicate<Input>) {
         guard let node = try? FoundationPredicateTranslation.node(from: predicate) else { return nil }
-        self = FormatPredicate(node: node)
+        self = PredicateObjects.predicate(for: node)
     }
 }
 
@@ -54,7 +54,7 @@ extension NSManagedObjectContext {
         let request = NSFetchRequest<T>()
         request.entity = entity
         if let predicate {
-            request.predicate = FormatPredicate(node: try FoundationPredicateTranslation.node(from: predicate))
+            request.predicate = PredicateObjects.predicate(for: try FoundationPredicateTranslation.node(from: predicate))
         }
         request.sortDescriptors = try FoundationPredicateTranslation.sortKeys(from: sortBy).map { key in
             NSSortDescriptor(key: key.key, ascending: key.ascending, selector: Selector(key.comparison.rawValue))

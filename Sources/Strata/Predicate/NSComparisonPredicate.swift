@@ -90,5 +90,5 @@ open class NSComparisonPredicate: NSPredicate {
         guard let other = object as? NSPredicate else { return false }
         return (try? PredicateConversion.node(of: other)) == .comparison(node)
     }
-    open override var hash: Int { node.hashValue }
+    open override var hash: Int { PredicateNode.comparison(node).hashValue }
 }

@@ -209,7 +209,7 @@ open class NSExpression: NSObject, NSCopying, @unchecked Sendable {
     /// The predicate of a subquery or conditional expression.
     open var predicate: NSPredicate {
         switch node {
-        case .subquery(_, _, let predicate), .conditional(let predicate, _, _): FormatPredicate(node: predicate)
+        case .subquery(_, _, let predicate), .conditional(let predicate, _, _): PredicateObjects.predicate(for: predicate)
         default: NSPredicate(value: false)
         }
     }

@@ -33,13 +33,13 @@ extension NSPredicate {
     /// A predicate parsed from a format string; throws a `PredicateSyntaxError` naming the
     /// position and what was expected when the string is malformed. (A Strata addition.)
     public static func parse(format: String, _ args: Any?...) throws -> NSPredicate {
-        FormatPredicate(node: try PredicateParser.parsePredicate(format, arguments: args))
+        PredicateObjects.predicate(for: try PredicateParser.parsePredicate(format, arguments: args))
     }
 
     /// The predicate with its `$VARIABLES` replaced by the given values.
     public func withSubstitutionVariables(_ variables: [String: Any]) -> NSPredicate {
         guard let node = try? PredicateConversion.node(of: self) else { return self }
-        return FormatPredicate(node: PredicateSubstitution.substituting(variables, in: node))
+        return PredicateObjects.predicate(for: PredicateSubstitution.substituting(variables, in: node))
     }
 
     /// Whether the predicate holds for the object with the given variables.
@@ -48,8 +48,8 @@ extension NSPredicate {
     }
 }
 
-/// A predicate of Strata's predicate language: its tree, or the syntax error of the format
-/// string it was made from.
+/// A predicate of Strata's predicate language that is neither a comparison nor a compound:
+/// `TRUEPREDICATE`, `FALSEPREDICATE`, or the syntax error of the format string it was made from.
 final class FormatPredicate: NSPredicate {
     let node: PredicateNode
     let syntaxError: PredicateSyntaxError?
@@ -66,9 +66,9 @@ final class FormatPredicate: NSPredicate {
         super.init(value: false)
     }
 
-    static func make(_ format: String, arguments: [Any?]) -> FormatPredicate {
+    static func make(_ format: String, arguments: [Any?]) -> NSPredicate {
         do {
-            return FormatPredicate(node: try PredicateParser.parsePredicate(format, arguments: arguments))
+            return PredicateObjects.predicate(for: try PredicateParser.parsePredicate(format, arguments: arguments))
         } catch {
             return FormatPredicate(error: error)
         }
@@ -111,7 +111,7 @@ enum PredicateConversion {
             return strata.node
         case let comparison as NSComparisonPredicate:
             return .comparison(comparison.node)
-        case let compound as NSCompoundPredicate:
+        case let compound as Foundation.NSCompoundPredicate:
             let parts = try compound.subpredicates.map { try node(of: $0) }
             switch compound.compoundPredicateType {
             case .and: return .and(parts)

@@ -2,7 +2,8 @@ import Foundation
 
 /// Key paths read the way key-value coding reads them for predicates, without Objective-C:
 /// managed objects (and anything else `PredicateKeyValueReading`) by
-/// `predicateValue(forKey:)`, dictionaries by key, any other value only as `self`.
+/// `predicateValue(forKey:)`, dictionaries by key, other values by the keys key-value coding
+/// gives them (`PredicateFoundationKeys`).
 ///
 /// A path walks component by component. Through a to-one value it keeps going; through a
 /// collection it reads the rest from every element and flattens the results into one array
@@ -57,9 +58,7 @@ enum PredicateKeyPaths {
             return PredicateValues.normalize(dictionary[key]) ?? (isSelf ? object : nil)
         }
         if isSelf { return object }
-        // `name.length`, as predicates over NSString write it (UTF-16 units, as NSString counts).
-        if key == "length", let text = PredicateValues.string(object) { return Int64(text.utf16.count) }
-        return nil
+        return PredicateValues.normalize(PredicateFoundationKeys.value(forKey: key, of: object))
     }
 
     // MARK: Collection operators

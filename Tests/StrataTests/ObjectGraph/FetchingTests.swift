@@ -56,6 +56,24 @@ extension ObjectGraphTests {
             return request
         }
 
+        @Test func compoundsOfNothingFetchEverythingForAndNothingForOr() throws {
+            try inNewContext { context in
+                let request = NSFetchRequest<Novel>(entityName: "Novel")
+                request.predicate = NSCompoundPredicate(type: .and, subpredicates: [])
+                let all = try context.count(for: request)
+                #expect(all == Self.novels.count)
+                request.predicate = NSCompoundPredicate(type: .or, subpredicates: [])
+                let none = try context.count(for: request)
+                #expect(none == 0)
+                request.predicate = NSCompoundPredicate(andPredicateWithSubpredicates: [
+                    NSPredicate(format: "year == 1969"),
+                    NSCompoundPredicate(notPredicateWithSubpredicate: NSPredicate(format: "rating < 4.2")),
+                ])
+                let titles = try context.fetch(request).map(\.title)
+                #expect(titles == ["Beta"])
+            }
+        }
+
         @Test func aSingleSortDescriptorOrdersTheResults() throws {
             try inNewContext { context in
                 let request = NSFetchRequest<Novel>(entityName: "Novel")

@@ -1,7 +1,7 @@
 import Strata
 
-// Foundation on Linux declares `NSExpression` and `NSComparisonPredicate` too (classes it
-// cannot make); names declared in this module take precedence over both imports, as the
-// file Strata's build plugin writes does in an app's target.
-typealias NSExpression = Strata.NSExpression
-typealias NSComparisonPredicate = Strata.NSComparisonPredicate
+// This target's files import Foundation as well as Strata, which both declare
+// `NSExpression`, `NSComparisonPredicate` and `NSCompoundPredicate`; the macro declares
+// module-level aliases to Strata's, which take precedence over both imports in every file of
+// the target (and so tests the macro an app without the build plugin writes).
+#CoreDataNames

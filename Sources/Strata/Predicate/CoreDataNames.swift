@@ -1,0 +1,21 @@
+/// Makes `NSExpression`, `NSComparisonPredicate` and `NSCompoundPredicate` mean Core Data's
+/// classes in every file of the module it is written in, once, at the top level of any file.
+///
+/// Foundation on Linux declares classes of those three names that it cannot make (or, for
+/// `NSCompoundPredicate`, cannot print). A file that imports only CoreData (or only Strata)
+/// sees Core Data's alone; a file that imports Foundation itself as well sees both, and naming
+/// the type (`let p: NSComparisonPredicate`, `as? NSCompoundPredicate`) is then ambiguous.
+/// Swift gives a library no way to settle that for its users' files (DEVIATIONS.md shows the
+/// experiment); a declaration in the user's own module does, and this macro writes it. Targets
+/// that apply `StrataModelPlugin` need neither: the plugin writes the same declarations.
+///
+/// ```swift
+/// import CoreData
+/// import Foundation
+///
+/// #CoreDataNames
+///
+/// func isComparison(_ predicate: NSPredicate) -> Bool { predicate is NSComparisonPredicate }
+/// ```
+@freestanding(declaration, names: named(NSExpression), named(NSComparisonPredicate), named(NSCompoundPredicate))
+public macro CoreDataNames() = #externalMacro(module: "StrataMacros", type: "CoreDataNamesMacro")

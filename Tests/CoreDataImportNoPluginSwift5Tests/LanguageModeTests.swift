@@ -1,0 +1,15 @@
+import Testing
+
+/// Global mutable state without isolation, which only Swift 5 mode accepts: that this file
+/// compiles shows the target is built in Swift 5 language mode.
+var noPluginLanguageModeChecks = 0
+
+@Suite("Language mode (CoreData-only files)")
+struct NoPluginLanguageModeTests {
+    @Test("the target compiles in Swift 5 language mode")
+    func swift5Mode() {
+        noPluginLanguageModeChecks += 1
+        #expect(noPluginLanguageModeChecks >= 1)
+        #expect("\(#file)" == "\(#filePath)")
+    }
+}

@@ -1,0 +1,16 @@
+import CoreData
+
+/// What differs between the four targets that compile the files of `Shared/`: this one
+/// applies Strata's plugin, which generates `NoteEntity` from `NotesSwift5.xcdatamodeld` and puts
+/// the model among the target's resources.
+enum ImportTarget {
+    struct ModelNotFound: Error {}
+
+    /// The model, found and loaded as apps find theirs.
+    static func loadModel() throws -> NSManagedObjectModel {
+        guard let url = Bundle.module.url(forResource: "NotesSwift5", withExtension: "xcdatamodeld"),
+            let model = NSManagedObjectModel(contentsOf: url)
+        else { throw ModelNotFound() }
+        return model
+    }
+}
