@@ -1,8 +1,9 @@
 import Foundation
 
-/// Bringing the changes other contexts saved into this one: objects they updated are
-/// refreshed (keeping this context's unsaved changes), objects they deleted leave this
-/// context, and observers hear of both through `NSManagedObjectContextObjectsDidChange`.
+/// Bringing the changes other contexts saved into this one: objects they inserted come in as
+/// faults, objects they updated are refreshed (keeping this context's unsaved changes),
+/// objects they deleted leave this context, and observers hear of all three through
+/// `NSManagedObjectContextObjectsDidChange`.
 extension NSManagedObjectContext {
     /// Merges the changes a `NSManagedObjectContextDidSave` notification of another context
     /// describes. Call it on this context's queue.
@@ -29,6 +30,11 @@ extension NSManagedObjectContext {
     }
 
     func merge(_ changes: SavedObjectIDs) {
+        // Objects another context inserted come in as faults, as Apple's merge brings them,
+        // so that observers of ObjectsDidChange and fetched results see them.
+        for id in changes.inserted where registeredObject(for: id) == nil && !id.isTemporaryID {
+            eventInserted.insert(object(with: id))
+        }
         for id in changes.updated {
             guard let object = registeredObject(for: id) else { continue }
             if object.faulted {

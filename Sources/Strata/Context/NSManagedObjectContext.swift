@@ -309,9 +309,19 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     // MARK: Refreshing and discarding
 
     /// Reloads an object: with `mergeChanges` false its unsaved changes are discarded and it
-    /// becomes a fault; with `true` it is reloaded from the store and keeps its changes.
+    /// becomes a fault; with `true` it is reloaded from the store and keeps its changes. An
+    /// inserted object refreshed without merging loses its insertion too (nothing of it is
+    /// saved) and reads as a new object's defaults when its fault fires.
     open func refresh(_ object: NSManagedObject, mergeChanges flag: Bool) {
-        guard object.managedObjectContext === self, !inserted.contains(object), !deleted.contains(object) else { return }
+        guard object.managedObjectContext === self, !deleted.contains(object) else { return }
+        if inserted.contains(object) {
+            guard !flag else { return }
+            inserted.remove(object)
+            eventInserted.remove(object)
+            object.turnIntoFault()
+            eventRefreshed.insert(object)
+            return
+        }
         if let coordinator = persistentStoreCoordinator { coordinator.rowCache.remove([object.objectID]) }
         let changes = object.changedIndexes
         if flag, !changes.isEmpty, !object.faulted, let snapshot = try? objectStore?.snapshot(for: object.objectID) {

@@ -51,7 +51,8 @@ extension NSManagedObject {
     }
 
     /// The model's rules for one property, checked against a proposed value: required
-    /// values (1570), to-many counts (1580, 1590) and the attribute rules of
+    /// values (1570), to-many counts (1580, 1590; a required to-many is only held to its
+    /// minimum count) and the attribute rules of
     /// `AttributeValidation`. Unknown keys and derived attributes (computed by the store)
     /// pass.
     func modelRuleError(for proposed: Any?, forKey key: String) -> NSError? {
@@ -64,11 +65,12 @@ extension NSManagedObject {
         case is NSDerivedAttributeDescription:
             return nil
         case let relationship as NSRelationshipDescription where relationship.isToMany:
+            // The counts apply to the set: a required to-many without a minimum count may be
+            // empty (as on Apple's systems); an optional one may be empty whatever its minimum.
             let count = Self.objects(in: value).count
-            if count == 0 && !relationship.isOptional {
-                return CoreDataError.validation(
-                    NSValidationMissingMandatoryPropertyError, object: self, key: key, "\(name) is a required relationship.")
-            } else if count > 0 && count < relationship.minCount {
+            if count == 0 && relationship.isOptional {
+                return nil
+            } else if count < relationship.minCount {
                 return CoreDataError.validation(
                     NSValidationRelationshipLacksMinimumCountError, object: self, key: key, value: value,
                     "\(name) needs at least \(relationship.minCount) objects.")

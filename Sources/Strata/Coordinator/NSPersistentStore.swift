@@ -55,10 +55,20 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
     open var identifier: String!
     /// Whether the store refuses saves.
     open var isReadOnly: Bool
-    /// The store's metadata: model version hashes, type, UUID, and keys set by the app.
+    /// The store's metadata: model version hashes, type, UUID, and keys set by the app. Set
+    /// here (or through the coordinator's `setMetadata(_:for:)`), it is written at the next
+    /// save of a context, as Apple's is.
     open var metadata: [String: Any]! {
         get { metadataLock.withLock { $0 } }
-        set { metadataLock.withLock { $0 = newValue ?? [:] } }
+        set {
+            metadataLock.withLock { $0 = newValue ?? [:] }
+            metadataNeedsSaving = true
+        }
+    }
+
+    /// Sets the metadata as read from the store's file: nothing to write back.
+    func loadMetadata(_ loaded: [String: Any]) {
+        metadataLock.withLock { $0 = loaded }
     }
     private let metadataLock = Protected([String: Any]())
     /// Whether `metadata` changed since it was last written.

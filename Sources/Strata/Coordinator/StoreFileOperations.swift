@@ -100,11 +100,21 @@ extension NSPersistentStoreCoordinator {
         }
     }
 
-    /// Deletes the store at the URL (removing it from this coordinator first), with its
-    /// journal files and its folder of external data.
+    /// Empties the store at the URL (removing it from this coordinator first): its journal
+    /// files and its folder of external data are deleted, and a SQLite store's file is left
+    /// as an empty database, as Apple's does (code written for it then deletes the file
+    /// itself). Other stores' files are deleted.
     public func destroyPersistentStore(at url: URL, ofType storeType: String, options: [AnyHashable: Any]? = nil) throws {
         if let open = persistentStore(for: url) { try remove(open) }
         try Self.removeStoreFiles(at: url, type: storeType)
+        if storeType == NSSQLiteStoreType {
+            try StoreFile.translatingSQLiteErrors(url) {
+                // A database with no tables, written to the file (SQLite creates files lazily).
+                let database = try DatabaseQueue(path: url.path)
+                try database.writeWithoutTransaction { db in try db.execute(sql: "VACUUM") }
+                try database.close()
+            }
+        }
     }
 
     /// Deletes the store at the URL (iOS 15 spelling).

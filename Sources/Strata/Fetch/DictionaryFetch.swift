@@ -56,6 +56,9 @@ struct DictionaryFetch {
             return .expression(name: description.name, expression.node)
         case let property as NSPropertyDescription:
             return try keyPathColumn(property.name, entity)
+        case let name as String where name == "objectID" && entity.property(named: name) == nil:
+            // Apple's name for the object's ID among the columns.
+            return .expression(name: name, .evaluatedObject)
         case let name as String:
             return try keyPathColumn(name, entity)
         default:
@@ -103,7 +106,9 @@ struct DictionaryFetch {
             }
             output = order.compactMap { key in groups[key].map { row(for: $0, sample: $0.first) } }
             if let having {
-                output = output.filter { PredicateEvaluator.evaluate(having, with: $0) }
+                // A group's columns are its keys, and also its variables: Apple's examples name an
+                // aggregate by its expression description's name as `$count`.
+                output = output.filter { PredicateEvaluator.evaluate(having, with: $0, variables: $0) }
             }
         }
         if distinct {

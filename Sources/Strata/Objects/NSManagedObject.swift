@@ -197,17 +197,15 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     }
 
     /// The last fetched or saved values of the given keys (all properties for `nil`).
-    /// Relationships come back as objects (`NSSet` for to-many).
+    /// Relationships come back as objects (`NSSet` for to-many). An object never saved has
+    /// no committed values: its dictionary is empty, as Apple's.
     open func committedValues(forKeys keys: [String]?) -> [String: Any] {
         fireFault()
+        guard let savedValues else { return [:] }
         let indexes = keys.map { $0.compactMap { layout.indexByName[$0] } } ?? layout.persistentIndexes
         var result: [String: Any] = [:]
         for index in indexes {
             let name = layout.properties[index].name
-            guard let savedValues else {
-                if !layout.properties[index].isTransient { result[name] = NSNull() }
-                continue
-            }
             let value = savedValues[index]
             switch layout.kinds[index] {
             case .toOne:
@@ -441,8 +439,11 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
 
     // MARK: Observation hooks
 
-    /// Called before a property is read; overrides must call `super`.
-    open func willAccessValue(forKey key: String?) {}
+    /// Called before a property is read; overrides must call `super`. With a nil key it
+    /// fires the object's fault, as Apple's does, so that its values are loaded.
+    open func willAccessValue(forKey key: String?) {
+        if key == nil { fireFault() }
+    }
     /// Called after a property is read; overrides must call `super`.
     open func didAccessValue(forKey key: String?) {}
     /// Called before a property changes; overrides must call `super`.

@@ -73,9 +73,14 @@ import Foundation
         }
     }
 
-    /// Archives values with `NSKeyedArchiver` and reads them back, for values of the
-    /// `allowedTopLevelClasses` only (subclasses list their own classes, as on Apple's
-    /// systems); Xcode's default transformer of transformable attributes.
+    /// Unarchives data written by `NSKeyedArchiver`, for values of the `allowedTopLevelClasses`
+    /// only (subclasses list their own classes, as on Apple's systems); Xcode's default
+    /// transformer of transformable attributes.
+    ///
+    /// As Apple's, it runs from data to values: `transformedValue(_:)` unarchives and
+    /// `reverseTransformedValue(_:)` archives, and Core Data stores a value of an attribute that
+    /// uses it (or a subclass) through `reverseTransformedValue(_:)` and reads it back through
+    /// `transformedValue(_:)`, the opposite of other transformers.
     ///
     /// Swift values are archived as their Foundation classes (`[String]` as `NSArray`). Reading
     /// does not use Foundation's secure decoding, which on Linux stops the program at a class
@@ -91,16 +96,18 @@ import Foundation
 
         open override class func transformedValueClass() -> AnyClass { NSData.self }
 
+        /// The object archived in the data, when its class is allowed.
         open override func transformedValue(_ value: Any?) -> Any? {
-            guard let value, let object = (value as AnyObject) as? (NSObject & NSCoding), isAllowed(object) else { return nil }
-            return try? NSKeyedArchiver.archivedData(withRootObject: object, requiringSecureCoding: requiresSecureCoding)
-        }
-
-        open override func reverseTransformedValue(_ value: Any?) -> Any? {
             guard let data = value as? Data, let object = try? NSKeyedUnarchiver.unarchiveTopLevelObjectWithData(data),
                 let decoded = object as? NSObject, isAllowed(decoded)
             else { return nil }
             return object
+        }
+
+        /// A keyed archive of the object, when its class is allowed.
+        open override func reverseTransformedValue(_ value: Any?) -> Any? {
+            guard let value, let object = (value as AnyObject) as? (NSObject & NSCoding), isAllowed(object) else { return nil }
+            return try? NSKeyedArchiver.archivedData(withRootObject: object, requiringSecureCoding: requiresSecureCoding)
         }
 
         /// Whether archives are written with secure coding (the legacy transformer does not).

@@ -90,6 +90,44 @@ import Testing
         }
     }
 
+    @Test func aSaveThatOnlyInsertsBringsTheNewObjectsInAsFaultsAndAnnouncesThem() throws {
+        let fixture = try Fixture()
+        let ids = try fixture.seed()
+        let writer = fixture.context()
+        let saved = Protected<UncheckedSendable<Notification>?>(nil)
+        let observer = NotificationCenter.default.addObserver(
+            forName: .NSManagedObjectContextDidSave, object: writer, queue: nil
+        ) { note in saved.withLock { $0 = UncheckedSendable(note) } }
+        let newID = try writer.performAndWait {
+            let entry = NSEntityDescription.insertNewObject(forEntityName: "Entry", into: writer)
+            entry.setValue("bread", forKey: "text")
+            entry.setValue(try writer.existingObject(with: ids.list), forKey: "list")
+            try writer.save()
+            return entry.objectID
+        }
+        NotificationCenter.default.removeObserver(observer)
+        let notification = try #require(saved.withLock { $0 }).value
+        let reader = fixture.context()
+        let announced = Protected<[NSManagedObject]>([])
+        let changes = NotificationCenter.default.addObserver(
+            forName: .NSManagedObjectContextObjectsDidChange, object: reader, queue: nil
+        ) { note in
+            let inserted = note.userInfo?[NSInsertedObjectsKey] as? Set<NSManagedObject> ?? []
+            announced.withLock { $0.append(contentsOf: inserted) }
+        }
+        defer { NotificationCenter.default.removeObserver(changes) }
+        reader.performAndWait {
+            reader.mergeChanges(fromContextDidSave: notification)
+            let objects = announced.withLock { $0 }
+            #expect(objects.map(\.objectID) == [newID])
+            let entry = reader.registeredObject(for: newID)
+            #expect(entry?.isFault == true, "it came in as a fault")
+            #expect(entry?.isInserted == false, "it is saved, not pending")
+            #expect(entry?.value(forKey: "text") as? String == "bread")
+            #expect(!reader.hasChanges)
+        }
+    }
+
     @Test func contextsThatMergeAutomaticallySeeOtherSaves() async throws {
         let fixture = try Fixture()
         let ids = try fixture.seed()

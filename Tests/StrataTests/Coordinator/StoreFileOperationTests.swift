@@ -59,7 +59,7 @@ import Testing
         #expect(try CoordinatorFixtures.summary(coordinator) == expected)
     }
 
-    @Test func destroyingRemovesTheStoreAndItsFiles() throws {
+    @Test func destroyingLeavesAnEmptyDatabaseAndRemovesTheOtherFiles() throws {
         let folder = try CoordinatorFixtures.folder()
         defer { CoordinatorFixtures.remove(folder) }
         let url = folder.appendingPathComponent("gone.sqlite")
@@ -70,8 +70,33 @@ import Testing
 
         try coordinator.destroyPersistentStore(at: url, ofType: NSSQLiteStoreType)
         #expect(coordinator.persistentStores.isEmpty)
+        // As Apple's: the file stays, an empty database (apps then delete it themselves).
         let left = try FileManager.default.contentsOfDirectory(atPath: folder.path)
-        #expect(left.isEmpty, "left behind: \(left)")
+        #expect(left == ["gone.sqlite"], "left behind: \(left)")
+        let tables = try DatabaseQueue(path: url.path).read { db in
+            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master")
+        }
+        #expect(tables.isEmpty)
+        try FileManager.default.removeItem(at: url)
+        // A store added there again starts empty.
+        try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url)
+        #expect(try CoordinatorFixtures.summary(coordinator).isEmpty)
+    }
+
+    @Test(arguments: [NSSQLiteStoreType, NSBinaryStoreType])
+    func metadataSetOnTheStoreItselfIsWrittenAtTheNextSave(type: String) throws {
+        let folder = try CoordinatorFixtures.folder()
+        defer { CoordinatorFixtures.remove(folder) }
+        let url = folder.appendingPathComponent("direct.store")
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: CoordinatorFixtures.model())
+        let store = try coordinator.addPersistentStore(ofType: type, configurationName: nil, at: url)
+        store.metadata["ImportedAt"] = "2026-11-25"
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        try context.performAndWait { try context.save() }
+        try coordinator.remove(store)
+        let read = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: type, at: url)
+        #expect(read["ImportedAt"] as? String == "2026-11-25")
     }
 
     @Test(arguments: [NSSQLiteStoreType, NSBinaryStoreType])

@@ -131,6 +131,22 @@ import Testing
 
             request.havingPredicate = NSPredicate(format: "totalPages > 1000")
             #expect(try context.fetch(request).map { $0["genre"] as? String } == ["novel"])
+            // Apple's spelling names the aggregate as a variable: its expression description's name.
+            request.havingPredicate = NSPredicate(format: "$totalPages > 1000")
+            #expect(try context.fetch(request).map { $0["genre"] as? String } == ["novel"])
+            request.havingPredicate = NSPredicate(format: "$totalPages < 1000 AND $books == 3")
+            #expect(try context.fetch(request).map { $0["genre"] as? String } == ["essay"])
+
+            let withIDs = NSFetchRequest<NSDictionary>(entityName: "Volume")
+            withIDs.resultType = .dictionaryResultType
+            withIDs.propertiesToFetch = ["objectID", "title"]
+            withIDs.predicate = NSPredicate(format: "genre == 'essay'")
+            let rows = try context.fetch(withIDs)
+            #expect(rows.count == 3)
+            for row in rows {
+                let id = try #require(row["objectID"] as? NSManagedObjectID)
+                #expect(try context.existingObject(with: id).value(forKey: "title") as? String == row["title"] as? String)
+            }
 
             let distinct = NSFetchRequest<NSDictionary>(entityName: "Volume")
             distinct.resultType = .dictionaryResultType

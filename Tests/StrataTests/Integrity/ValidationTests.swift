@@ -146,6 +146,29 @@ import Testing
         }
     }
 
+    @Test func aRequiredToManyIsHeldToItsMinimumCountOnly() throws {
+        let model = NSManagedObjectModel {
+            Entity("Album") {
+                Relationship("photos", to: "Photo", inverse: "album", toMany: true, optional: false)
+                Relationship("covers", to: "Photo", inverse: "coverOf", toMany: true, optional: false, minCount: 1)
+            }
+            Entity("Photo") {
+                Relationship("album", to: "Album", inverse: "photos")
+                Relationship("coverOf", to: "Album", inverse: "covers")
+            }
+        }
+        let context = try ObjectGraphTests.Stack(model, type: NSInMemoryStoreType, at: nil).newContext()
+        try context.performAndWait {
+            let album = NSManagedObject(entity: try #require(model.entitiesByName["Album"]), insertInto: context)
+            // `photos` may stay empty; `covers` needs one photo.
+            F.expect(F.saveError(context), code: NSValidationRelationshipLacksMinimumCountError, key: "covers", object: album)
+            let cover = NSManagedObject(entity: try #require(model.entitiesByName["Photo"]), insertInto: context)
+            cover.setValue(album, forKey: "coverOf")
+            try context.save()
+            #expect((album.value(forKey: "photos") as? NSSet)?.count == 0)
+        }
+    }
+
     @Test func tooFewObjectsInAToManyRelationship() throws {
         try expectSaveError(code: NSValidationRelationshipLacksMinimumCountError, key: "tags") { specimen in
             specimen.tags.first?.specimen = nil

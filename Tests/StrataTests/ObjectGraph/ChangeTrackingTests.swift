@@ -153,6 +153,46 @@ extension ObjectGraphTests {
             }
         }
 
+        @Test func anObjectNeverSavedHasNoCommittedValues() throws {
+            try inContext { context in
+                let novel = Novel(context: context)
+                novel.title = "Unsaved"
+                #expect(novel.committedValues(forKeys: ["title", "rating"]).isEmpty)
+                #expect(novel.committedValues(forKeys: nil).isEmpty)
+                try context.save()
+                #expect(novel.committedValues(forKeys: ["title"]).keys.sorted() == ["title"])
+            }
+        }
+
+        @Test func refreshingAnInsertedObjectWithoutMergingDropsItsInsertion() throws {
+            try inContext { context in
+                let novel = Novel(context: context)
+                novel.title = "Draft"
+                context.refresh(novel, mergeChanges: false)
+                #expect(novel.isFault)
+                #expect(!context.insertedObjects.contains(novel))
+                #expect(!context.hasChanges)
+                #expect(novel.title == nil, "its unsaved values are gone")
+                try context.save()
+                let request = NSFetchRequest<Novel>(entityName: "Novel")
+                request.predicate = NSPredicate(format: "title == 'Draft'")
+                #expect(try context.count(for: request) == 0)
+            }
+        }
+
+        @Test func willAccessValueForNilFiresTheFault() throws {
+            try inContext { context in
+                let novel = try savedNovel(in: context)
+                context.refresh(novel, mergeChanges: false)
+                #expect(novel.isFault)
+                novel.willAccessValue(forKey: "title")
+                #expect(novel.isFault, "a named key leaves the firing to the read")
+                novel.willAccessValue(forKey: nil)
+                #expect(!novel.isFault)
+                #expect(novel.title == "Dune")
+            }
+        }
+
         @Test func rollbackRestoresTheLastSavedState() throws {
             try inContext { context in
                 let novel = try savedNovel(in: context)

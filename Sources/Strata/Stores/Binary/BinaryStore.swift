@@ -24,7 +24,7 @@ final class BinaryStore: InMemoryStore, @unchecked Sendable {
         var metadata = file.metadata
         metadata[NSStoreUUIDKey] = file.uuid
         metadata[NSStoreTypeKey] = NSBinaryStoreType
-        self.metadata = metadata
+        self.loadMetadata(metadata)
         var loaded = State()
         loaded.lastKeys = file.lastKeys
         let entities = model.entitiesByName

@@ -18,7 +18,7 @@ class InMemoryStore: NSPersistentStore, @unchecked Sendable {
         identifier = UUID().uuidString
         var metadata = Self.modelMetadata(for: model, type: type)
         metadata[NSStoreUUIDKey] = identifier
-        self.metadata = metadata
+        self.loadMetadata(metadata)
     }
 
     override func fetchSnapshots(_ plan: FetchPlan) throws -> [Snapshot] {

@@ -28,7 +28,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
                 metadata[NSStoreUUIDKey] = existing.uuid
                 metadata[NSStoreTypeKey] = NSSQLiteStoreType
                 self.identifier = existing.uuid
-                self.metadata = metadata
+                self.loadMetadata(metadata)
                 if !isReadOnly { try SQLiteDerivedAttributes.addMissingTriggers(to: database, mapping: mapping) }
             } else {
                 try createSchema(in: database, mapping: mapping, model: model)
@@ -139,7 +139,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         }
         metadata[NSStoreUUIDKey] = uuid
         identifier = uuid
-        self.metadata = metadata
+        self.loadMetadata(metadata)
     }
 
     static func plistData(_ metadata: [String: Any]) throws -> Data {
