@@ -29,11 +29,15 @@ struct StrataModelPlugin: BuildToolPlugin {
         }
         // Once per target, with or without a model: Core Data's class names that Foundation on
         // Linux also declares, so that files importing both Foundation and CoreData can name them.
+        // The same command checks the target's Swift files for @NSManaged, which Linux reports
+        // only when linking, with symbols that name no cause.
         let names = context.pluginWorkDirectoryURL.appendingPathComponent("StrataNames.swift")
+        let swiftFiles = module.sourceFiles.map(\.url).filter { $0.pathExtension == "swift" }
         commands.append(
             .buildCommand(
                 displayName: "Naming Core Data's classes for \(module.name)", executable: tool,
-                arguments: ["names", "--output", names.path], inputFiles: [], outputFiles: [names]))
+                arguments: ["names", "--output", names.path] + swiftFiles.map(\.path), inputFiles: swiftFiles,
+                outputFiles: [names]))
         return commands
     }
 }

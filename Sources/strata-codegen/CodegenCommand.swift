@@ -7,15 +7,16 @@ enum CodegenCommand {
     /// Copy a model file into a directory of resources, so that the model can be found at
     /// run time.
     case copyModel(model: URL, output: URL)
-    /// Write the file of type aliases that make Core Data's class names unambiguous.
-    case names(output: URL)
+    /// Write the file of type aliases that make Core Data's class names unambiguous, after
+    /// checking the target's sources for `@NSManaged`.
+    case names(output: URL, sources: [URL])
     /// Print the usage.
     case help
 
     static let usage = """
         USAGE: strata-codegen generate <model> --output <file.swift> [--module-name <name>]
                strata-codegen copy-model <model> --output <path>
-               strata-codegen names --output <file.swift>
+               strata-codegen names --output <file.swift> [<source.swift> ...]
 
         <model> is an .xcdatamodeld bundle (its current version is used), an .xcdatamodel
         directory, or the contents file of one.
@@ -27,6 +28,8 @@ enum CodegenCommand {
           names         Writes type aliases for NSExpression, NSComparisonPredicate and
                         NSCompoundPredicate, which Foundation on Linux also declares, so that
                         the target's own files name Core Data's classes without ambiguity.
+                        Each source given is checked first: @NSManaged, which fails on Linux
+                        only when linking, is reported at its line, naming @Managed.
 
         OPTIONS:
           --output <path>       Where to write.
@@ -58,9 +61,8 @@ enum CodegenCommand {
         }
         var options = try CommandLineOptions(Array(arguments.dropFirst()), allowed: Self.allowedOptions(subcommand))
         if subcommand == "names" {
-            if let extra = options.positional.first { throw .unexpectedArgument(extra) }
             guard let output = options.take("--output") else { throw .missingOption("--output") }
-            self = .names(output: URL(fileURLWithPath: output))
+            self = .names(output: URL(fileURLWithPath: output), sources: options.positional.map(URL.init(fileURLWithPath:)))
             return
         }
         guard let model = options.positional.first else { throw .missingModelPath }
@@ -91,7 +93,8 @@ enum CodegenCommand {
             try GenerateCommand(model: model, output: output, moduleName: moduleName).run()
         case .copyModel(let model, let output):
             try ModelCopier.copy(model, to: output)
-        case .names(let output):
+        case .names(let output, let sources):
+            try SourceCheck.rejectNSManaged(in: sources)
             try OutputFile.write(Self.namesSource, to: output)
         }
     }

@@ -147,6 +147,7 @@ extension NSManagedObjectContext {
         } else if loadValues {
             let snapshots = try store.fetchSnapshots(storePlan, affectedStores: request.affectedStores)
             reserveRegistry(forFetched: snapshots.count)
+            let refreshing = request.shouldRefreshRefetchedObjects
             objects = snapshots.map { snapshot in
                 let object = object(with: snapshot.objectID)
                 if object.faulted {
@@ -155,6 +156,9 @@ extension NSManagedObjectContext {
                     } else {
                         object.fill(from: snapshot, in: self)
                     }
+                } else if refreshing, !inserted.contains(object), !deleted.contains(object) {
+                    object.merge(snapshot: snapshot, keeping: object.changedIndexes, in: self)
+                    eventRefreshed.insert(object)
                 }
                 return object
             }
@@ -311,12 +315,21 @@ extension NSManagedObjectContext {
             object.fill(from: snapshot, in: self)
             return
         }
-        guard let store = objectStore, !object.objectID.isTemporaryID else { return }
-        if let snapshot = try? store.snapshot(for: object.objectID) {
+        guard objectStore != nil, !object.objectID.isTemporaryID else { return }
+        if let snapshot = try? storedSnapshot(for: object.objectID) {
             object.fill(from: snapshot, in: self)
         } else {
             object.isInaccessible = true
         }
+    }
+
+    /// An object's row from the store's side: the coordinator's cached row when it is no
+    /// older than `stalenessInterval` allows (any age when it is negative), else the store's.
+    func storedSnapshot(for objectID: NSManagedObjectID) throws -> Snapshot? {
+        if stalenessInterval >= 0, let coordinator = persistentStoreCoordinator {
+            return try coordinator.snapshot(for: objectID, maximumAge: stalenessInterval)
+        }
+        return try objectStore?.snapshot(for: objectID)
     }
 
     /// Loads the destinations of a to-many relationship of an object.

@@ -51,6 +51,9 @@ extension NSManagedObjectContext {
             eventDeleted.insert(object)
         }
         processPendingChanges()
+        postObjectIDs(
+            Self.didMergeChangesObjectIDsNotification, inserted: changes.inserted, updated: changes.updated,
+            deleted: changes.deleted)
     }
 
     /// An object deleted by another context: its relationships let go of it in memory (the

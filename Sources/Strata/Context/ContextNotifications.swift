@@ -19,6 +19,62 @@ extension NSManagedObjectContext {
     public static let willSaveObjectsNotification = Notification.Name.NSManagedObjectContextWillSave
     /// The did-save notification, in the iOS 14 spelling.
     public static let didSaveObjectsNotification = Notification.Name.NSManagedObjectContextDidSave
+    /// Posted after a save, with the object IDs (not the objects) of what it inserted, updated
+    /// and deleted under `NotificationKey.insertedObjectIDs` and its siblings: safe to read
+    /// on any queue.
+    public static let didSaveObjectIDsNotification = Notification.Name("NSManagedObjectContextDidSaveObjectIDsNotification")
+    /// Posted after a context merged changes saved elsewhere, with the merged object IDs under
+    /// `NotificationKey.insertedObjectIDs` and its siblings.
+    public static let didMergeChangesObjectIDsNotification = Notification.Name(
+        "NSManagedObjectContextDidMergeChangesObjectIDsNotification")
+
+    /// The user-info keys of the context's notifications, with Apple's raw values.
+    public struct NotificationKey: RawRepresentable, Hashable, Sendable {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        /// The context that posted (in notifications another context forwards).
+        public static let sourceContext = NotificationKey(rawValue: "managedObjectContext")
+        /// The query generation the context moved to.
+        public static let queryGeneration = NotificationKey(rawValue: "newQueryGeneration")
+        /// Objects no longer valid.
+        public static let invalidatedObjects = NotificationKey(rawValue: NSInvalidatedObjectsKey)
+        /// Present when every object of the context was invalidated.
+        public static let invalidatedAllObjects = NotificationKey(rawValue: NSInvalidatedAllObjectsKey)
+        /// Objects inserted.
+        public static let insertedObjects = NotificationKey(rawValue: NSInsertedObjectsKey)
+        /// Objects updated.
+        public static let updatedObjects = NotificationKey(rawValue: NSUpdatedObjectsKey)
+        /// Objects deleted.
+        public static let deletedObjects = NotificationKey(rawValue: NSDeletedObjectsKey)
+        /// Objects refreshed.
+        public static let refreshedObjects = NotificationKey(rawValue: NSRefreshedObjectsKey)
+        /// IDs of objects inserted.
+        public static let insertedObjectIDs = NotificationKey(rawValue: "inserted_objectIDs")
+        /// IDs of objects updated.
+        public static let updatedObjectIDs = NotificationKey(rawValue: "updated_objectIDs")
+        /// IDs of objects deleted.
+        public static let deletedObjectIDs = NotificationKey(rawValue: "deleted_objectIDs")
+        /// IDs of objects refreshed.
+        public static let refreshedObjectIDs = NotificationKey(rawValue: "refreshed_objectIDs")
+        /// IDs of objects no longer valid.
+        public static let invalidatedObjectIDs = NotificationKey(rawValue: "invalidated_objectIDs")
+    }
+
+    /// Posts an object-ID notification for the IDs of the three kinds of change; none when
+    /// nothing changed.
+    func postObjectIDs(
+        _ name: Notification.Name, inserted: [NSManagedObjectID], updated: [NSManagedObjectID], deleted: [NSManagedObjectID]
+    ) {
+        guard !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty else { return }
+        NotificationCenter.default.post(
+            name: name, object: self,
+            userInfo: [
+                NotificationKey.insertedObjectIDs.rawValue: Set(inserted),
+                NotificationKey.updatedObjectIDs.rawValue: Set(updated),
+                NotificationKey.deletedObjectIDs.rawValue: Set(deleted),
+            ])
+    }
 }
 
 /// Notification user-info key: the inserted objects (`Set<NSManagedObject>`).

@@ -82,6 +82,9 @@ extension NSManagedObjectContext {
             userInfo: [
                 NSInsertedObjectsKey: sets.inserted, NSUpdatedObjectsKey: sets.updated, NSDeletedObjectsKey: sets.deleted,
             ])
+        postObjectIDs(
+            Self.didSaveObjectIDsNotification, inserted: saved.inserted.map(\.objectID),
+            updated: saved.updated.map(\.objectID), deleted: saved.deleted.map(\.objectID))
     }
 
     /// Objects whose entity is not in the model cannot be saved (a class that no model

@@ -17,10 +17,19 @@ import Foundation
 open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// How a context runs the work given to `perform`.
     public enum ConcurrencyType: UInt, Sendable {
+        /// Deprecated by Apple: the context belongs to the thread that made it. Strata runs
+        /// its `perform` blocks on a private queue, as for `privateQueueConcurrencyType`.
+        @available(*, deprecated, message: "Use privateQueueConcurrencyType or mainQueueConcurrencyType")
+        case confinementConcurrencyType = 0
         /// The context's work runs on a private serial queue.
         case privateQueueConcurrencyType = 1
         /// The context's work runs on the main queue.
         case mainQueueConcurrencyType = 2
+
+        /// The main queue (iOS 15 spelling).
+        public static let mainQueue = ConcurrencyType.mainQueueConcurrencyType
+        /// A private queue (iOS 15 spelling).
+        public static let privateQueue = ConcurrencyType.privateQueueConcurrencyType
     }
 
     /// When an `async perform` block runs.
@@ -37,6 +46,10 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     open var persistentStoreCoordinator: NSPersistentStoreCoordinator?
     /// A name that notifications and persistent history record.
     open var name: String?
+    /// How old (in seconds) a row cached by the coordinator may be for a fault of this
+    /// context to fire from it rather than from the store: negative (the default) takes any
+    /// cached row, zero always reads the store.
+    open var stalenessInterval: TimeInterval = -1
     /// The author that persistent history records for this context's saves.
     open var transactionAuthor: String?
     /// Whether faults whose rows were deleted read as empty objects (as Strata always
@@ -101,6 +114,11 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         self.queue = DispatchQueue(label: "Strata.NSManagedObjectContext")
         super.init()
         queue.setSpecific(key: Self.queueKey, value: ObjectIdentifier(self))
+    }
+
+    /// A context of the concurrency type (iOS 15 spelling: `NSManagedObjectContext(.mainQueue)`).
+    public convenience init(_ type: ConcurrencyType) {
+        self.init(concurrencyType: type)
     }
 
     /// The layer the context fetches from and saves to.
@@ -218,7 +236,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
             guard !object.isInaccessible else { throw Self.missing(objectID) }
             return object
         }
-        guard !objectID.isTemporaryID, let snapshot = try objectStore?.snapshot(for: objectID) else {
+        guard !objectID.isTemporaryID, let snapshot = try storedSnapshot(for: objectID) else {
             throw Self.missing(objectID)
         }
         let object = self.object(with: objectID)
@@ -399,3 +417,6 @@ extension NSManagedObjectContext {
         for key in unreferenced { registry[key] = nil }
     }
 }
+
+/// The concurrency types under the name Apple's Swift interface gives them.
+public typealias NSManagedObjectContextConcurrencyType = NSManagedObjectContext.ConcurrencyType

@@ -79,7 +79,7 @@ extension NSManagedObject {
                     NSValidationRelationshipExceedsMaximumCountError, object: self, key: key, value: value,
                     "\(name) allows at most \(relationship.maxCount) objects.")
             }
-            return nil
+            return value.flatMap { AttributeValidation.predicateError(for: $0, of: relationship, on: self) }
         default:
             guard value != nil else {
                 return property.isOptional
@@ -87,7 +87,9 @@ extension NSManagedObject {
                     : CoreDataError.validation(
                         NSValidationMissingMandatoryPropertyError, object: self, key: key, "\(name) is a required value.")
             }
-            guard let attribute = property as? NSAttributeDescription else { return nil }
+            guard let attribute = property as? NSAttributeDescription else {
+                return value.flatMap { AttributeValidation.predicateError(for: $0, of: property, on: self) }
+            }
             return AttributeValidation.error(for: value, of: attribute, on: self)
         }
     }

@@ -23,7 +23,7 @@ open class NSPersistentStoreCoordinator: NSObject, ObjectStore, @unchecked Senda
     private let queue = DispatchQueue(label: "Strata.NSPersistentStoreCoordinator")
     private let lock = NSRecursiveLock()
 
-    public init(managedObjectModel model: NSManagedObjectModel) {
+    public required init(managedObjectModel model: NSManagedObjectModel) {
         self.managedObjectModel = model
         super.init()
         KnownModels.add(model)
@@ -71,9 +71,11 @@ open class NSPersistentStoreCoordinator: NSObject, ObjectStore, @unchecked Senda
             throw CoreDataError.make(
                 NSPersistentStoreOperationError, "A store at \(url.path) is already added (\(existing.identifier ?? "")).")
         }
+        postStoresWillChange(added: [store])
         try store.open(model: managedObjectModel)
         storeList.withLock { $0.append(store) }
         store.didAdd(to: self)
+        postStoresDidChange(added: [store])
         return store
     }
 
@@ -110,8 +112,15 @@ open class NSPersistentStoreCoordinator: NSObject, ObjectStore, @unchecked Senda
         }
     }
 
-    /// Removes a store: its objects can no longer be fetched or saved.
+    /// Removes a store: its objects can no longer be fetched or saved. Observers hear of it
+    /// before (`NSPersistentStoreCoordinatorWillRemoveStore`, `StoresWillChange`) and after
+    /// (`StoresDidChange`).
     open func remove(_ store: NSPersistentStore) throws {
+        guard persistentStores.contains(where: { $0 === store }) else {
+            throw CoreDataError.make(NSPersistentStoreOperationError, "The store is not in this coordinator.")
+        }
+        NotificationCenter.default.post(name: .NSPersistentStoreCoordinatorWillRemoveStore, object: store)
+        postStoresWillChange(removed: [store])
         let removed = storeList.withLock { list -> Bool in
             guard let index = list.firstIndex(where: { $0 === store }) else { return false }
             list.remove(at: index)
@@ -124,6 +133,7 @@ open class NSPersistentStoreCoordinator: NSObject, ObjectStore, @unchecked Senda
         rowCache.removeAll(of: store)
         store.close()
         store.persistentStoreCoordinator = nil
+        postStoresDidChange(removed: [store])
     }
 
     // MARK: Metadata
@@ -227,7 +237,17 @@ open class NSPersistentStoreCoordinator: NSObject, ObjectStore, @unchecked Senda
     }
 
     func snapshot(for objectID: NSManagedObjectID) throws -> Snapshot? {
-        if let cached = rowCache.snapshot(for: objectID) { return cached }
+        try snapshot(for: objectID, maximumAge: nil)
+    }
+
+    /// The row of an object: from the row cache when it is there (and, with a maximum age,
+    /// no older than that many seconds), otherwise from its store.
+    func snapshot(for objectID: NSManagedObjectID, maximumAge: TimeInterval?) throws -> Snapshot? {
+        if let maximumAge {
+            if let cached = rowCache.snapshot(for: objectID, maximumAge: maximumAge) { return cached }
+        } else if let cached = rowCache.snapshot(for: objectID) {
+            return cached
+        }
         guard let store = objectID.persistentStore, store.persistentStoreCoordinator === self else { return nil }
         let snapshot = try store.snapshot(for: objectID)
         if let snapshot { rowCache.store([snapshot]) }

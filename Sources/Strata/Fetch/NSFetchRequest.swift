@@ -77,6 +77,10 @@ open class NSFetchRequest<ResultType>: NSPersistentStoreRequest, NSCopying, @unc
     public var includesPendingChanges: Bool = true
     /// Whether fetched objects are returned as faults.
     public var returnsObjectsAsFaults: Bool = true
+    /// Whether objects the context already holds take the fetched values (keeping their
+    /// unsaved changes, as `refresh(_:mergeChanges: true)` does) instead of keeping the
+    /// values they had.
+    public var shouldRefreshRefetchedObjects: Bool = false
     /// Whether dictionary results leave out duplicates.
     public var returnsDistinctResults: Bool = false
     /// The names of the properties to fetch, for dictionary results.
@@ -119,6 +123,7 @@ open class NSFetchRequest<ResultType>: NSPersistentStoreRequest, NSCopying, @unc
         copy.includesPropertyValues = includesPropertyValues
         copy.includesPendingChanges = includesPendingChanges
         copy.returnsObjectsAsFaults = returnsObjectsAsFaults
+        copy.shouldRefreshRefetchedObjects = shouldRefreshRefetchedObjects
         copy.returnsDistinctResults = returnsDistinctResults
         copy.propertiesToFetch = propertiesToFetch
         copy.relationshipKeyPathsForPrefetching = relationshipKeyPathsForPrefetching

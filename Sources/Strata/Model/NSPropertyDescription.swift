@@ -27,6 +27,22 @@ open class NSPropertyDescription: NSObject, NSCopying, @unchecked Sendable {
     public var userInfo: [AnyHashable: Any]?
     /// The string that, when set, changes the property's version hash without changing its shape.
     public var versionHashModifier: String?
+    /// Predicates a value of the property must satisfy (`SELF` is the value), checked by
+    /// validation; set with `setValidationPredicates(_:withValidationWarnings:)`.
+    public private(set) var validationPredicates: [NSPredicate] = []
+    /// The warning of each validation predicate: the error's description (a string) or its
+    /// code (a number).
+    public private(set) var validationWarnings: [Any] = []
+
+    /// Sets the predicates a value must satisfy and the warning reported when each fails.
+    ///
+    /// ```swift
+    /// title.setValidationPredicates([NSPredicate(format: "length >= 3")], withValidationWarnings: ["Too short"])
+    /// ```
+    public func setValidationPredicates(_ predicates: [NSPredicate]?, withValidationWarnings warnings: [String]?) {
+        validationPredicates = predicates ?? []
+        validationWarnings = warnings ?? []
+    }
     /// The property's former identifier; lightweight migration uses it to follow renames.
     public var renamingIdentifier: String?
     /// XML attributes of the model file that carry no meaning at run time (such as the
@@ -59,6 +75,8 @@ open class NSPropertyDescription: NSObject, NSCopying, @unchecked Sendable {
         copy.isStoredInExternalRecord = isStoredInExternalRecord
         copy.userInfo = userInfo
         copy.versionHashModifier = versionHashModifier
+        copy.validationPredicates = validationPredicates
+        copy.validationWarnings = validationWarnings
         copy.renamingIdentifier = renamingIdentifier
         copy.modelFileAttributes = modelFileAttributes
     }

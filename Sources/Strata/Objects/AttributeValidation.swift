@@ -24,8 +24,10 @@ enum AttributeValidation {
         // Values checked on demand may still be `NSNumber`s or `NSString`s.
         let typed = ManagedValueCoercion.attributeValue(value, type: attribute.attributeType) ?? value
         let name = "\(object.entity.name ?? "?").\(attribute.name)"
-        guard let failure = failure(of: typed, attribute, name) else { return nil }
-        return CoreDataError.validation(failure.code, object: object, key: attribute.name, value: value, failure.reason)
+        if let failure = failure(of: typed, attribute, name) {
+            return CoreDataError.validation(failure.code, object: object, key: attribute.name, value: value, failure.reason)
+        }
+        return predicateError(for: typed, of: attribute, on: object)
     }
 
     /// Whether the attribute sets a bound or a pattern that `failure` can check.
@@ -33,6 +35,27 @@ enum AttributeValidation {
         func given(_ text: String?) -> Bool { !(text?.isEmpty ?? true) }
         return given(attribute.minValueString) || given(attribute.maxValueString)
             || (attribute.attributeType == .stringAttributeType && given(attribute.regularExpressionString))
+            || !attribute.validationPredicates.isEmpty
+    }
+
+    /// The first validation predicate the value fails, as Core Data's error: its warning is the
+    /// error's description (a string) or code (a number; 1550 otherwise), and the predicate
+    /// is under `NSValidationPredicateErrorKey`.
+    static func predicateError(
+        for value: Any, of property: NSPropertyDescription, on object: NSManagedObject
+    ) -> NSError? {
+        for (position, predicate) in property.validationPredicates.enumerated() where !predicate.evaluate(with: value) {
+            let warning = position < property.validationWarnings.count ? property.validationWarnings[position] : nil
+            let code = (warning as? NSNumber)?.intValue ?? (warning as? Int) ?? NSManagedObjectValidationError
+            let name = "\(object.entity.name ?? "?").\(property.name)"
+            let reason = (warning as? String) ?? "\(name) does not satisfy \(predicate.description)."
+            var error = CoreDataError.validation(code, object: object, key: property.name, value: value, reason)
+            var info = error.userInfo
+            info[NSValidationPredicateErrorKey] = predicate
+            error = NSError(domain: error.domain, code: error.code, userInfo: info)
+            return error
+        }
+        return nil
     }
 
     private static func failure(of value: Any, _ attribute: NSAttributeDescription, _ name: String) -> Failure? {

@@ -117,7 +117,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
 
     /// Creates an object of the entity whose class is this class, and inserts it into the
     /// context. The entity is the one of the context's model whose class name is this class's.
-    public convenience init(context: NSManagedObjectContext) {
+    public required convenience init(context: NSManagedObjectContext) {
         let entity = context.entity(ofClass: Self.self) ?? Self.placeholderEntity()
         self.init(entity: entity, insertInto: context)
     }

@@ -36,6 +36,11 @@ public let NSValidationStringPatternMatchingError = 1680
 /// A value is not a valid URI.
 public let NSValidationInvalidURIError = 1690
 
+/// A context could not be locked (Apple's confinement contexts used from another thread).
+public let NSManagedObjectContextLockingError = 132000
+/// A coordinator could not be locked.
+public let NSPersistentStoreCoordinatorLockingError = 132010
+
 /// An object refers to an object that no longer exists.
 public let NSManagedObjectReferentialIntegrityError = 133000
 /// An object has a relationship to an object in another store.
@@ -71,8 +76,30 @@ public let NSPersistentStoreUnsupportedRequestTypeError = 134091
 public let NSPersistentStoreIncompatibleVersionHashError = 134100
 /// A migration failed.
 public let NSMigrationError = 134110
+/// A constraint was violated while migrating.
+public let NSMigrationConstraintViolationError = 134111
+/// A migration was cancelled.
+public let NSMigrationCancelledError = 134120
+/// No source model was found for a migration.
+public let NSMigrationMissingSourceModelError = 134130
+/// No mapping model was found for a migration.
+public let NSMigrationMissingMappingModelError = 134140
+/// The source store of a migration could not be read.
+public let NSMigrationManagerSourceStoreError = 134150
+/// The destination store of a migration could not be written.
+public let NSMigrationManagerDestinationStoreError = 134160
+/// An entity migration policy failed.
+public let NSEntityMigrationPolicyError = 134170
 /// SQLite reported an error; its code is in `userInfo[NSSQLiteErrorDomain]`.
 public let NSSQLiteError = 134180
+/// A mapping model could not be inferred.
+public let NSInferredMappingModelError = 134190
+/// Importing external records failed.
+public let NSExternalRecordImportError = 134200
+/// A persistent history token is older than the history the store keeps.
+public let NSPersistentHistoryTokenExpiredError = 134301
+/// A staged migration was made by another version of the framework.
+public let NSStagedMigrationFrameworkVersionMismatchError = 134504
 
 /// The user-info key of the errors in an `NSValidationMultipleErrorsError`.
 public let NSDetailedErrorsKey = "NSDetailedErrors"
@@ -80,12 +107,16 @@ public let NSDetailedErrorsKey = "NSDetailedErrors"
 public let NSValidationObjectErrorKey = "NSValidationErrorObject"
 /// The user-info key of the property that failed validation.
 public let NSValidationKeyErrorKey = "NSValidationErrorKey"
+/// The user-info key of the validation predicate a value failed.
+public let NSValidationPredicateErrorKey = "NSValidationErrorPredicate"
 /// The user-info key of the value that failed validation.
 public let NSValidationValueErrorKey = "NSValidationErrorValue"
 /// The user-info key of the stores an error concerns.
 public let NSAffectedStoresErrorKey = "NSAffectedStoresErrorKey"
 /// The user-info key of the objects an error concerns.
 public let NSAffectedObjectsErrorKey = "NSAffectedObjectsErrorKey"
+/// The user-info key of the merge conflicts of an `NSPersistentStoreSaveConflictsError`.
+public let NSPersistentStoreSaveConflictsErrorKey = "NSPersistentStoreSaveConflictsErrorKey"
 /// The error domain of SQLite result codes, and the user-info key that carries one.
 public let NSSQLiteErrorDomain = "NSSQLiteErrorDomain"
 

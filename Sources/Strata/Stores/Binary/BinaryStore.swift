@@ -118,6 +118,19 @@ final class BinaryStore: InMemoryStore, @unchecked Sendable {
         return metadata
     }
 
+    /// Replaces the metadata in the file, keeping its UUID, rows and keys.
+    static func writeMetadata(_ metadata: [String: Any], at url: URL) throws {
+        _ = try readFile(at: url)
+        let data = try Data(contentsOf: url)
+        guard var plist = try PropertyListSerialization.propertyList(from: data, options: [], format: nil) as? [String: Any]
+        else { throw damaged(url) }
+        var stored = metadata
+        stored[NSStoreUUIDKey] = nil
+        stored[NSStoreTypeKey] = NSBinaryStoreType
+        plist["metadata"] = stored
+        try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0).write(to: url, options: .atomic)
+    }
+
     // MARK: Values as property-list objects
 
     /// Throws when a transformable value cannot be transformed (the save then fails).
