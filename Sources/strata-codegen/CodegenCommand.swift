@@ -105,7 +105,16 @@ enum CodegenCommand {
             try ModelCopier.copy(model, to: output)
         case .compileModel(let model, let output, let copyTo):
             try CompiledModelFiles.compile(model, to: output)
-            if let copyTo { try CompiledModelFiles.compile(model, to: copyTo.appendingPathComponent(output.lastPathComponent)) }
+            if let copyTo {
+                // The copy beside the executables only serves `Bundle.main`; failing to make it
+                // is a warning, not a failed build.
+                let copy = copyTo.appendingPathComponent(output.lastPathComponent)
+                do {
+                    try CompiledModelFiles.compile(model, to: copy)
+                } catch {
+                    FileHandle.standardError.write(Data("warning: \(error)\n".utf8))
+                }
+            }
         case .names(let output):
             try OutputFile.write(Self.namesSource, to: output)
         }

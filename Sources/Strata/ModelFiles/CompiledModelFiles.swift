@@ -45,23 +45,49 @@ public enum CompiledModelFiles {
             _ = try NSManagedObjectModel.load(contentsOf: contents)
             versions[""] = try read(contents)
         }
+        // Written aside, then moved into place: builds of the same target for the host and for
+        // the destination may write the same copy beside the executables at the same time.
+        let parent = destination.deletingLastPathComponent()
+        let staging = parent.appendingPathComponent(".\(destination.lastPathComponent)-\(UUID().uuidString)")
         do {
-            if fileManager.fileExists(atPath: destination.path) { try fileManager.removeItem(at: destination) }
-            try fileManager.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
-            guard let current else {
-                try versions[""]?.write(to: destination, options: .atomic)
-                return
+            try fileManager.createDirectory(at: parent, withIntermediateDirectories: true)
+            if let current {
+                try fileManager.createDirectory(at: staging, withIntermediateDirectories: true)
+                for (name, data) in versions {
+                    try data.write(to: staging.appendingPathComponent(name + ".mom"), options: .atomic)
+                }
+                let info: [String: Any] = [currentVersionKey: current, versionHashesKey: hashes]
+                let plist = try PropertyListSerialization.data(fromPropertyList: info, format: .xml, options: 0)
+                try plist.write(to: staging.appendingPathComponent(versionInfoName), options: .atomic)
+            } else {
+                try versions[""]?.write(to: staging, options: .atomic)
             }
-            try fileManager.createDirectory(at: destination, withIntermediateDirectories: true)
-            for (name, data) in versions {
-                try data.write(to: destination.appendingPathComponent(name + ".mom"), options: .atomic)
-            }
-            let info: [String: Any] = [currentVersionKey: current, versionHashesKey: hashes]
-            let plist = try PropertyListSerialization.data(fromPropertyList: info, format: .xml, options: 0)
-            try plist.write(to: destination.appendingPathComponent(versionInfoName), options: .atomic)
+            try moveIntoPlace(staging, destination)
         } catch {
+            try? fileManager.removeItem(at: staging)
             throw ModelError(.unreadableFile(reason: "cannot write \(destination.path): \(error.localizedDescription)"))
         }
+    }
+
+    /// Replaces `destination` with `staging`. Another writer of the same model may replace it
+    /// in between; its result is the same, so a few tries settle it.
+    private static func moveIntoPlace(_ staging: URL, _ destination: URL) throws {
+        let fileManager = FileManager.default
+        var lastError: (any Error)?
+        for _ in 0..<5 {
+            if fileManager.fileExists(atPath: destination.path) {
+                let old = destination.deletingLastPathComponent().appendingPathComponent(".old-\(UUID().uuidString)")
+                try? fileManager.moveItem(at: destination, to: old)
+                try? fileManager.removeItem(at: old)
+            }
+            do {
+                try fileManager.moveItem(at: staging, to: destination)
+                return
+            } catch {
+                lastError = error
+            }
+        }
+        if let lastError { throw lastError }
     }
 
     /// The `.mom` file of a `.momd` directory's current version: the one `VersionInfo.plist`
