@@ -42,16 +42,34 @@ struct StrataModelPlugin: BuildToolPlugin {
     }
 }
 
-/// The build commands for one model: generating its classes, and copying it as a resource.
+/// The build commands for one model: generating its classes, copying it as a resource, and
+/// compiling it into the `.momd` (or `.mom`) apps look up in their bundle.
+///
+/// SwiftPM makes every output that is not a source file a resource of the target, in its
+/// resource bundle (`Bundle.module`). `Bundle.main` on Linux is the executable's folder, where
+/// SwiftPM puts no resource; so on Linux the compiled model is also written there (the folder
+/// of the build's tools, which is where the build puts its executables and tests), as Xcode
+/// puts it in the app bundle. That copy is not a declared output: SwiftPM neither tracks nor
+/// cleans it (see DEVIATIONS.md).
 struct ModelCommands {
     let model: ModelFileSet.Model
     let tool: URL
     let workDirectory: URL
     let moduleName: String
 
+    /// `Model.momd` for a versioned bundle, `Model.mom` for a lone `.xcdatamodel`, as Xcode names them.
+    var compiledName: String {
+        model.name + (model.root.pathExtension == "xcdatamodeld" ? ".momd" : ".mom")
+    }
+
     var commands: [Command] {
         let source = workDirectory.appendingPathComponent("\(model.name)+CoreDataGenerated.swift")
         let resource = workDirectory.appendingPathComponent("Models").appendingPathComponent(model.root.lastPathComponent)
+        let compiled = workDirectory.appendingPathComponent("Compiled").appendingPathComponent(compiledName)
+        var compileArguments = ["compile-model", model.root.path, "--output", compiled.path]
+        #if os(Linux)
+            compileArguments += ["--copy-to", tool.deletingLastPathComponent().path]
+        #endif
         return [
             .buildCommand(
                 displayName: "Generating classes from \(model.root.lastPathComponent)",
@@ -66,6 +84,13 @@ struct ModelCommands {
                 arguments: ["copy-model", model.root.path, "--output", resource.path],
                 inputFiles: model.inputs,
                 outputFiles: [resource]
+            ),
+            .buildCommand(
+                displayName: "Compiling \(model.root.lastPathComponent) to \(compiledName)",
+                executable: tool,
+                arguments: compileArguments,
+                inputFiles: model.inputs,
+                outputFiles: [compiled]
             ),
         ]
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 
 /// A command line of `strata-codegen`, parsed.
 enum CodegenCommand {
@@ -7,6 +8,9 @@ enum CodegenCommand {
     /// Copy a model file into a directory of resources, so that the model can be found at
     /// run time.
     case copyModel(model: URL, output: URL)
+    /// Compile a model into Strata's `.momd` (or `.mom`) form, for apps that look it up in
+    /// their bundle.
+    case compileModel(model: URL, output: URL, copyTo: URL?)
     /// Write the file of type aliases that make Core Data's class names unambiguous, after
     /// checking the target's sources for `@NSManaged`.
     case names(output: URL, sources: [URL])
@@ -16,6 +20,7 @@ enum CodegenCommand {
     static let usage = """
         USAGE: strata-codegen generate <model> --output <file.swift> [--module-name <name>]
                strata-codegen copy-model <model> --output <path>
+               strata-codegen compile-model <model> --output <Name.momd|Name.mom> [--copy-to <dir>]
                strata-codegen names --output <file.swift> [<source.swift> ...]
 
         <model> is an .xcdatamodeld bundle (its current version is used), an .xcdatamodel
@@ -25,6 +30,10 @@ enum CodegenCommand {
                         model's entities whose codegen is "Class Definition" or
                         "Category/Extension".
           copy-model    Copies the model file or bundle to <path>, replacing what is there.
+          compile-model Writes the model as a .momd directory (an .xcdatamodeld: one .mom
+                        per version and VersionInfo.plist) or a .mom file (an .xcdatamodel),
+                        holding model XML, where Strata's NSManagedObjectModel reads it;
+                        with --copy-to, also into that folder (beside executables).
           names         Writes type aliases for NSExpression, NSComparisonPredicate and
                         NSCompoundPredicate, which Foundation on Linux also declares, so that
                         the target's own files name Core Data's classes without ambiguity.
@@ -72,6 +81,9 @@ enum CodegenCommand {
         let outputURL = URL(fileURLWithPath: output)
         switch subcommand {
         case "generate": self = .generate(model: modelURL, output: outputURL, moduleName: options.take("--module-name"))
+        case "compile-model":
+            let copyTo = options.take("--copy-to").map { URL(fileURLWithPath: $0, isDirectory: true) }
+            self = .compileModel(model: modelURL, output: outputURL, copyTo: copyTo)
         default: self = .copyModel(model: modelURL, output: outputURL)
         }
     }
@@ -80,6 +92,7 @@ enum CodegenCommand {
         switch subcommand {
         case "generate": ["--output", "--module-name"]
         case "copy-model", "names": ["--output"]
+        case "compile-model": ["--output", "--copy-to"]
         default: throw .unknownSubcommand(subcommand)
         }
     }
@@ -93,6 +106,18 @@ enum CodegenCommand {
             try GenerateCommand(model: model, output: output, moduleName: moduleName).run()
         case .copyModel(let model, let output):
             try ModelCopier.copy(model, to: output)
+        case .compileModel(let model, let output, let copyTo):
+            try CompiledModelFiles.compile(model, to: output)
+            if let copyTo {
+                // The copy beside the executables only serves `Bundle.main`; failing to make it
+                // is a warning, not a failed build.
+                let copy = copyTo.appendingPathComponent(output.lastPathComponent)
+                do {
+                    try CompiledModelFiles.compile(model, to: copy)
+                } catch {
+                    FileHandle.standardError.write(Data("warning: \(error)\n".utf8))
+                }
+            }
         case .names(let output, let sources):
             try SourceCheck.rejectNSManaged(in: sources)
             try OutputFile.write(Self.namesSource, to: output)

@@ -10,6 +10,14 @@ struct GenerateCommand {
 
     func run() throws {
         let loaded = try NSManagedObjectModel.load(contentsOf: model)
+        // Problems Xcode compiles a model with (and Strata loads it with) show as build
+        // warnings, as Xcode shows them.
+        for warning in loaded.validationErrors() where warning.severity == .warning {
+            let place = [warning.entity.map { "entity \($0)" }, warning.property.map { "property \($0)" }]
+            let subject = place.compactMap { $0 }.joined(separator: ", ")
+            let line = "\(model.path): warning: \(subject.isEmpty ? "" : subject + ": ")\(warning.message)\n"
+            FileHandle.standardError.write(Data(line.utf8))
+        }
         let generator = ClassGenerator(model: loaded, moduleName: moduleName, sourceFileName: model.lastPathComponent)
         let source = try generator.generate()
         try OutputFile.write(source, to: output)

@@ -6,11 +6,17 @@ import CoreData
 enum ImportTarget {
     struct ModelNotFound: Error {}
 
-    /// The model, found and loaded as apps find theirs.
+    /// The model, found and loaded as apps find theirs: the compiled `.momd` in the main
+    /// bundle (the plugin also puts it in the target's resources).
     static func loadModel() throws -> NSManagedObjectModel {
-        guard let url = Bundle.module.url(forResource: "NotesSwift5", withExtension: "xcdatamodeld"),
+        guard let url = Bundle.main.url(forResource: "NotesSwift5", withExtension: "momd"),
             let model = NSManagedObjectModel(contentsOf: url)
         else { throw ModelNotFound() }
         return model
+    }
+
+    /// The same model among the target's resources.
+    static func resourceModelURL() -> URL? {
+        Bundle.module.url(forResource: "NotesSwift5", withExtension: "momd")
     }
 }

@@ -34,25 +34,45 @@ open class NSPersistentContainer: NSObject, @unchecked Sendable {
     }
     private let viewContextLock = Protected<NSManagedObjectContext?>(nil)
 
-    /// The folder stores go in by default: `$XDG_DATA_HOME/<program>` (or
-    /// `~/.local/share/<program>`) on Linux, Application Support on Apple's systems.
+    /// The folder stores go in by default: `$XDG_DATA_HOME/<program>`, else
+    /// `$HOME/.local/share/<program>`, else the same under the user's home directory from the
+    /// password database, on Linux; Application Support on Apple's systems.
     open class func defaultDirectoryURL() -> URL {
         #if canImport(Darwin)
             let base =
                 FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
                 ?? FileManager.default.temporaryDirectory
+            return base.appendingPathComponent(ProcessInfo.processInfo.processName, isDirectory: true)
         #else
-            let environment = ProcessInfo.processInfo.environment
-            let base =
-                environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0, isDirectory: true) }
-                ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share", isDirectory: true)
+            return defaultDirectoryURL(
+                environment: ProcessInfo.processInfo.environment, programName: ProcessInfo.processInfo.processName)
         #endif
-        return base.appendingPathComponent(ProcessInfo.processInfo.processName, isDirectory: true)
     }
 
-    /// A container for the model named `<name>.xcdatamodeld` (or `.xcdatamodel`), found in
-    /// the program's bundles and their resource bundles, next to the executable, or in the
-    /// working directory.
+    /// `defaultDirectoryURL()` on Linux for the given environment, following the XDG base
+    /// directory specification: an empty or relative `XDG_DATA_HOME` is ignored, as it says.
+    static func defaultDirectoryURL(environment: [String: String], programName: String) -> URL {
+        let base: URL
+        if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") {
+            base = URL(fileURLWithPath: data, isDirectory: true)
+        } else {
+            let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? passwordDatabaseHome()
+            base = URL(fileURLWithPath: home, isDirectory: true).appendingPathComponent(".local/share", isDirectory: true)
+        }
+        return base.appendingPathComponent(programName, isDirectory: true)
+    }
+
+    /// The current user's home directory from the password database, for when `HOME` is not
+    /// set (Foundation's `homeDirectoryForCurrentUser` on Linux reads that database and
+    /// ignores `HOME`, which is why it is not used first).
+    private static func passwordDatabaseHome() -> String {
+        FileManager.default.homeDirectory(forUser: NSUserName())?.path
+            ?? FileManager.default.homeDirectoryForCurrentUser.path
+    }
+
+    /// A container for the model named `<name>.momd`, `.mom`, `.xcdatamodeld` or
+    /// `.xcdatamodel`, found in the program's bundles and their resource bundles, next to the
+    /// executable, or in the working directory.
     public convenience init(name: String) {
         let found = ContainerModelLocator.model(named: name)
         self.init(name: name, managedObjectModel: found.model ?? NSManagedObjectModel())
@@ -124,10 +144,8 @@ enum ContainerModelLocator {
             url.deletingPathExtension().lastPathComponent == name
         }
         guard let url = candidates.first else {
-            return (
-                nil,
-                "No model named \(name).xcdatamodeld was found in the program's bundles, next to it, or in the working directory."
-            )
+            let places = "the program's bundles, next to it, or in the working directory"
+            return (nil, "No model named \(name) (.momd, .mom, .xcdatamodeld or .xcdatamodel) was found in \(places).")
         }
         do {
             return (try NSManagedObjectModel.load(contentsOf: url), nil)

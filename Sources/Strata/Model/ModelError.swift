@@ -17,8 +17,11 @@ public struct ModelError: Error, Hashable, Sendable, CustomStringConvertible {
     public enum Kind: Hashable, Sendable {
         /// The file could not be read.
         case unreadableFile(reason: String)
-        /// The path is not an `.xcdatamodeld`, `.xcdatamodel` or `contents` file.
+        /// The path is not an `.xcdatamodeld`, `.xcdatamodel`, `.momd`, `.mom` or `contents` file.
         case notAModelFile
+        /// The file is a model compiled by Xcode (a binary `.mom`), which Strata does not read:
+        /// Strata reads model XML, and its build plugin compiles models into that form.
+        case binaryCompiledModel
         /// A versioned bundle names a current version it does not contain, or has no version.
         case missingModelVersion(name: String?)
         /// The XML is not well formed, or is not a Core Data model.
@@ -54,7 +57,8 @@ public struct ModelError: Error, Hashable, Sendable, CustomStringConvertible {
         case unsupportedDerivation(expression: String)
         /// A derived attribute's key path does not lead from the entity to a value.
         case unreachableDerivationKeyPath(keyPath: String)
-        /// A default value is not a value of the attribute's type.
+        /// A default value is not a plain value of the attribute's type ("YES" for an
+        /// integer); the attribute's default is what Core Data reads from it.
         case invalidDefaultValue(value: String)
         /// A non-transient attribute has the undefined type.
         case undefinedAttributeType
@@ -95,11 +99,18 @@ public struct ModelError: Error, Hashable, Sendable, CustomStringConvertible {
         self.property = property
     }
 
-    /// Whether the problem prevents using the model. An inverse that does not point back is
-    /// only a warning: Xcode compiles such models and apps ship them.
+    /// Whether the problem prevents using the model. What Xcode compiles, and Core Data
+    /// runs with, is only a warning (apps ship such models): an inverse that does not point
+    /// back or does not exist (the relationship then has no inverse), a default value that
+    /// is no plain value of its type (it is read as Core Data reads it), relationship
+    /// counts that no number satisfies (saves report them), and configurations or fetch
+    /// request templates that name entities the model lacks (those names are skipped).
+    /// DEVIATIONS.md lists which of these Xcode's behaviour could not be confirmed for.
     public var severity: Severity {
         switch kind {
-        case .inverseDoesNotPointBack: .warning
+        case .inverseDoesNotPointBack, .missingInverse, .invalidDefaultValue, .invalidRelationshipCount,
+            .unknownConfigurationMember, .unknownTemplateEntity:
+            .warning
         default: .error
         }
     }
@@ -117,7 +128,9 @@ public struct ModelError: Error, Hashable, Sendable, CustomStringConvertible {
     public var message: String {
         switch kind {
         case .unreadableFile(let reason): "the model file cannot be read (\(reason))"
-        case .notAModelFile: "not an .xcdatamodeld bundle, .xcdatamodel directory or model contents file"
+        case .notAModelFile: "not an .xcdatamodeld bundle, .xcdatamodel directory, .momd, .mom or model contents file"
+        case .binaryCompiledModel:
+            "a model compiled by Xcode (binary .mom) cannot be read; give Strata the .xcdatamodeld or the .momd its build plugin makes"
         case .missingModelVersion(let name?): "the model bundle has no version named \"\(name)\""
         case .missingModelVersion(nil): "the model bundle has no model version"
         case .malformedXML(let reason): "malformed model XML: \(reason)"
@@ -140,7 +153,8 @@ public struct ModelError: Error, Hashable, Sendable, CustomStringConvertible {
         case .indexOnUnknownProperty(let name): "the fetch index names \"\(name)\", which the entity does not have"
         case .unsupportedDerivation(let expression): "the derivation \"\(expression)\" is not a supported form"
         case .unreachableDerivationKeyPath(let keyPath): "the derivation key path \"\(keyPath)\" is not reachable from the entity"
-        case .invalidDefaultValue(let value): "the default value \"\(value)\" is not a value of the attribute's type"
+        case .invalidDefaultValue(let value):
+            "the default value \"\(value)\" is not a value of the attribute's type; it is read as Core Data reads it"
         case .undefinedAttributeType: "a stored attribute must have a type (Undefined is only for transient attributes)"
         case .unknownConfigurationMember(let configuration, let entity):
             "configuration \"\(configuration)\" lists \"\(entity)\", which is not in the model"

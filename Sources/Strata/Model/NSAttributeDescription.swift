@@ -24,13 +24,17 @@ open class NSAttributeDescription: NSPropertyDescription, @unchecked Sendable {
     /// (`Int16`…`Int64`, `Decimal`, `Double`, `Float`, `String`, `Bool`, `Date`, `Data`,
     /// `UUID`, `URL`).
     public var defaultValue: Any? {
-        didSet { defaultValueSourceText = nil }
+        didSet {
+            defaultValueSourceText = nil
+            invalidDefaultValueText = nil
+        }
     }
     /// The exact text a model file gave for the default value, so that writing the model
     /// back keeps Xcode's spelling ("0.0" rather than "0").
     var defaultValueSourceText: String?
-    /// A model file's default value text that is not a value of the attribute's type; kept
-    /// so that validation can report it.
+    /// A model file's default value text that is not a plain value of the attribute's type
+    /// ("YES" for an integer); kept so that validation can warn about it. `defaultValue`
+    /// holds what Core Data reads from it, if anything.
     var invalidDefaultValueText: String?
     /// The name of the `ValueTransformer` for a transformable attribute.
     public var valueTransformerName: String?
@@ -78,6 +82,7 @@ open class NSAttributeDescription: NSPropertyDescription, @unchecked Sendable {
         copy.attributeValueClassName = attributeValueClassName
         copy.defaultValue = defaultValue
         copy.defaultValueSourceText = defaultValueSourceText
+        copy.invalidDefaultValueText = invalidDefaultValueText
         copy.valueTransformerName = valueTransformerName
         copy.allowsExternalBinaryDataStorage = allowsExternalBinaryDataStorage
         copy.preservesValueInHistoryOnDeletion = preservesValueInHistoryOnDeletion

@@ -156,12 +156,15 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
         self.init(byMerging: matching)
     }
 
-    /// The merge of every model found in the given bundles (the main bundle for `nil`):
-    /// each `.xcdatamodeld` contributes its current version, each lone `.xcdatamodel` itself.
+    /// The merge of every model found in the given bundles (the main bundle for `nil`, with
+    /// the resource bundles beside it, where SwiftPM puts each target's resources): each
+    /// `.momd` and `.xcdatamodeld` contributes its current version, each lone `.mom` and
+    /// `.xcdatamodel` itself. `nil` when none is found or two declare the same entity.
     open class func mergedModel(from bundles: [Bundle]?) -> NSManagedObjectModel? {
-        let models = ModelFileLocator.modelURLs(in: bundles ?? [Bundle.main]).compactMap {
-            NSManagedObjectModel(contentsOf: $0)
-        }
+        let models = distinct(
+            ModelFileLocator.modelURLs(in: bundles ?? [Bundle.main]).compactMap {
+                NSManagedObjectModel(contentsOf: $0)
+            })
         guard !models.isEmpty else { return nil }
         return NSManagedObjectModel(byMerging: models)
     }
@@ -169,8 +172,16 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
     /// The merge of the model versions in the given bundles that match the store metadata.
     open class func mergedModel(from bundles: [Bundle]?, forStoreMetadata metadata: [String: Any]) -> NSManagedObjectModel? {
         let urls = ModelFileLocator.modelURLs(in: bundles ?? [Bundle.main], allVersions: true)
-        let models = urls.compactMap { NSManagedObjectModel(contentsOf: $0) }
+        let models = distinct(urls.compactMap { NSManagedObjectModel(contentsOf: $0) })
         return NSManagedObjectModel(byMerging: models, forStoreMetadata: metadata)
+    }
+
+    /// The models without repeats: Strata's build plugin puts a model both in the target's
+    /// resource bundle and beside the executables, and one model found twice counts once.
+    private static func distinct(_ models: [NSManagedObjectModel]) -> [NSManagedObjectModel] {
+        var kept: [NSManagedObjectModel] = []
+        for model in models where !kept.contains(where: { $0.isEqual(model) }) { kept.append(model) }
+        return kept
     }
 
     // MARK: Equality

@@ -79,8 +79,10 @@ public struct XcodeModelBundle: Sendable {
 
 extension NSManagedObjectModel {
     /// Reads a model file: an `.xcdatamodeld` bundle (its current version), an
-    /// `.xcdatamodel` directory, or the `contents` XML file inside one. `nil` when the file
-    /// cannot be read or the model is not valid; `load(contentsOf:)` says why.
+    /// `.xcdatamodel` directory, the `contents` XML file inside one, or the `.momd` (its
+    /// current version) or `.mom` Strata's build plugin makes (see `CompiledModelFiles`).
+    /// `nil` when the file cannot be read, is a binary model compiled by Xcode, or the model
+    /// is not valid; `load(contentsOf:)` says why.
     public convenience init?(contentsOf url: URL) {
         self.init()
         do {
@@ -121,6 +123,8 @@ extension NSManagedObjectModel {
             contents = bundle.contentsURL(ofVersion: bundle.currentVersionName)
         case "xcdatamodel":
             contents = url.appendingPathComponent("contents")
+        case "momd" where isDirectory.boolValue:
+            contents = try CompiledModelFiles.currentVersionURL(inMomd: url)
         default:
             guard !isDirectory.boolValue else { throw ModelError(.notAModelFile, file: url) }
             contents = url
@@ -128,6 +132,7 @@ extension NSManagedObjectModel {
         guard let data = FileManager.default.contents(atPath: contents.path) else {
             throw ModelError(.unreadableFile(reason: "no contents file"), file: contents)
         }
+        if CompiledModelFiles.isBinaryPropertyList(data) { throw ModelError(.binaryCompiledModel, file: contents) }
         try XcodeModelReader.read(data, file: contents, into: self)
         try validateForLoading(file: contents)
     }
@@ -161,9 +166,9 @@ enum ModelFileLocator {
     }
 
     /// The model files in the bundles' resource directories and in the resource bundles those
-    /// hold (`Resources`, SwiftPM's `<Package>_<Target>.resources`, `*.bundle`): each
-    /// `.xcdatamodeld` (its current version, or every version with `allVersions`) and each
-    /// `.xcdatamodel` that is not inside a bundle. Other folders are not searched: beside an
+    /// hold (`Resources`, SwiftPM's `<Package>_<Target>.resources`, `*.bundle`): each `.momd`
+    /// and `.xcdatamodeld` (its current version, or every version with `allVersions`) and each
+    /// `.mom` and `.xcdatamodel` that is not inside a bundle. Other folders are not searched: beside an
     /// executable lie the build's object folders, thousands of files that a search would list
     /// for every container made.
     static func modelURLs(in bundles: [Bundle], allVersions: Bool = false) -> [URL] {
@@ -187,10 +192,24 @@ enum ModelFileLocator {
         guard depth >= 0,
             let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path)
         else { return [] }
+        // Strata's build plugin puts a compiled form (`.momd`, `.mom`) beside resources that may
+        // also hold the model's source; the model counts once, as its compiled form.
+        let compiled = Set(
+            names.filter { $0.hasSuffix(".momd") || $0.hasSuffix(".mom") }.map {
+                URL(fileURLWithPath: $0).deletingPathExtension().lastPathComponent
+            })
         var urls: [URL] = []
         for name in names.sorted() {
             let url = directory.appendingPathComponent(name)
-            if name.hasSuffix(".xcdatamodeld") {
+            if name.hasSuffix(".momd") {
+                urls += allVersions ? CompiledModelFiles.versionURLs(inMomd: url) : [url]
+            } else if name.hasSuffix(".mom") {
+                urls.append(url)
+            } else if (name.hasSuffix(".xcdatamodeld") || name.hasSuffix(".xcdatamodel"))
+                && compiled.contains(URL(fileURLWithPath: name).deletingPathExtension().lastPathComponent)
+            {
+                continue
+            } else if name.hasSuffix(".xcdatamodeld") {
                 if allVersions, let bundle = try? XcodeModelBundle(url: url) {
                     urls += bundle.versionNames.map { url.appendingPathComponent($0 + ".xcdatamodel") }
                 } else {

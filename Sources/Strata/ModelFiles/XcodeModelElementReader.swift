@@ -154,18 +154,19 @@ struct XcodeModelElementReader {
     }
 
     /// Dates take their default from `defaultDateTimeInterval` (seconds since 2001), other
-    /// types from `defaultValueString`. A text that is no value of the type is kept for
-    /// validation to report; an empty one means "no default" except for strings.
+    /// types from `defaultValueString`. A text that is no plain value of the type gets the
+    /// value Core Data reads from it (`AttributeValueText.defaultValue(from:type:)`) and is
+    /// kept for validation to warn about; an empty one means "no default" except for strings.
     private func readDefaultValue(of attribute: NSAttributeDescription, from attributes: [String: String]) {
         let type = attribute.attributeType
         let key = type == .dateAttributeType ? "defaultDateTimeInterval" : "defaultValueString"
         guard let text = attributes[key], !(text.isEmpty && type != .stringAttributeType) else { return }
-        if let value = AttributeValueText.value(from: text, type: type) {
+        let reading = AttributeValueText.defaultValue(from: text, type: type)
+        if let value = reading.value {
             attribute.defaultValue = value
             attribute.defaultValueSourceText = text
-        } else {
-            attribute.invalidDefaultValueText = text
         }
+        if !reading.isExact { attribute.invalidDefaultValueText = text }
     }
 
     func relationship(_ element: XcodeModelXMLElement, entity: String) throws(ModelError) -> NSRelationshipDescription {

@@ -5,14 +5,14 @@ import Foundation
 ///
 /// ```json
 /// { "version": 1,
-///   "tags": [{ "id": "…", "title": "home", "createdAt": 785000000.123, "updatedAt": … }],
+///   "tags": [{ "id": "…", "title": "home", "createdAt": "2025-11-16T15:33:20.123Z", "updatedAt": … }],
 ///   "locations": [{ "id": "…", "latitude": 48.854, "longitude": 2.3325, "placeName": "Café de Flore" }],
 ///   "todos": [{ "id": "…", "title": "…", "createdAt": …, "updatedAt": …, "tagIds": ["…"], "locationId": "…" }] }
 /// ```
 ///
-/// Dates are seconds since 2001-01-01 UTC, Core Data's own reference date, written in full:
-/// ISO 8601 text would round them to milliseconds, and a round trip must give back exactly
-/// what the store held.
+/// Dates are ISO 8601 text in UTC, as in the app's other JSON, with every fraction digit the
+/// exact value needs (`ArchiveDate`): a round trip must give back exactly what the store
+/// held. Archives written before this held seconds since 2001-01-01; import reads both.
 public struct TodoArchive: Codable, Equatable, Sendable {
     /// A to-do as the archive holds it: its links by id.
     public struct Todo: Codable, Equatable, Sendable {
@@ -59,7 +59,10 @@ public struct TodoArchive: Codable, Equatable, Sendable {
     public func jsonData() throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .deferredToDate
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(ArchiveDate.text(for: date))
+        }
         return try encoder.encode(self)
     }
 
@@ -67,7 +70,7 @@ public struct TodoArchive: Codable, Equatable, Sendable {
     /// departs from the format.
     public init(jsonData data: Data) throws {
         let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .deferredToDate
+        decoder.dateDecodingStrategy = .custom(ArchiveDate.decode(from:))
         do {
             self = try decoder.decode(TodoArchive.self, from: data)
         } catch let error as DecodingError {

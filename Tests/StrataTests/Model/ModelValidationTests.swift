@@ -172,12 +172,15 @@ import Testing
                 .invalidRelationshipCount(min: 5, max: 3), .unknownConfigurationMember(configuration: "Cloud", entity: "Ghost"),
                 .unknownTemplateEntity(template: "t", entity: "Nope"),
             ])
-        #expect(throws: ModelErrors.self) { try model.validate() }
+        // Xcode compiles such models and Core Data runs with them: warnings, not errors.
+        #expect(model.validationErrors().allSatisfy { $0.severity == .warning })
+        try model.validate()
     }
 
     @Test func invalidDefaultValueIsReported() throws {
         let model = NSManagedObjectModel { Entity("A") { Attribute("n", .integer32AttributeType) } }
         try #require(model.entitiesByName["A"]?.attributesByName["n"]).invalidDefaultValueText = "many"
         #expect(kinds(model) == [.invalidDefaultValue(value: "many")])
+        #expect(model.validationErrors().first?.severity == .warning)
     }
 }

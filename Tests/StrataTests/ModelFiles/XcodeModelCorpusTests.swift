@@ -26,6 +26,45 @@ enum ModelCorpus {
         #expect(ModelCorpus.contentsPaths.count >= 165)
     }
 
+    /// Every model of the corpus loads, each bundle's current version too, and compiles into
+    /// the `.momd` the build plugin makes, which loads to the same model; the failures are
+    /// listed together, by path.
+    @Test(.enabled(if: TestCorpus.isAvailable, "the model corpus is absent"))
+    func everyCorpusModelLoads() throws {
+        var failures: [String] = []
+        for path in ModelCorpus.contentsPaths {
+            do {
+                _ = try NSManagedObjectModel.load(contentsOf: ModelCorpus.url(path))
+            } catch {
+                failures.append("\(path): \(error)")
+            }
+        }
+        let bundles = try FileManager.default.contentsOfDirectory(atPath: TestCorpus.models.path).filter { name in
+            var isDirectory: ObjCBool = false
+            let url = TestCorpus.models.appendingPathComponent(name)
+            return FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) && isDirectory.boolValue
+        }.sorted()
+        let output = try XcodeModelFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: output) }
+        for name in bundles {
+            do {
+                // The corpus names its bundles without the extension; a copy gets it back.
+                let copy = output.appendingPathComponent(name + ".xcdatamodeld")
+                try FileManager.default.copyItem(at: TestCorpus.models.appendingPathComponent(name), to: copy)
+                let current = try XcodeModelBundle(url: copy).currentModel()
+                let momd = output.appendingPathComponent(name + ".momd")
+                try CompiledModelFiles.compile(copy, to: momd)
+                let compiled = try NSManagedObjectModel.load(contentsOf: momd)
+                if !compiled.isEqual(current) { failures.append("\(name).momd: not the bundle's current version") }
+            } catch {
+                failures.append("\(name): \(error)")
+            }
+        }
+        #expect(failures.isEmpty, "models that fail to load:\n\(failures.joined(separator: "\n"))")
+        #expect(ModelCorpus.contentsPaths.count >= 165)
+        #expect(bundles.count >= 100)
+    }
+
     /// Every model loads, and matches what an independent reading of its XML declares:
     /// entities, inheritance, and every attribute's and relationship's flags and types.
     @Test(

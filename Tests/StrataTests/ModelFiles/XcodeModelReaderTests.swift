@@ -197,12 +197,16 @@ import Testing
         #expect(title.modelFileAttributes == ["futureAttribute": "1"])
     }
 
-    @Test func anInvalidDefaultValueIsReportedByValidation() throws {
+    @Test func anInvalidDefaultValueIsAWarningOfValidation() throws {
         let text = XcodeModelFixtures.single(
             attribute: #"<attribute name="count" attributeType="Integer 16" defaultValueString="many"/>"#)
-        let error = try #require(XcodeModelFixtures.error(loading: text))
-        #expect(error.kind == .invalidDefaultValue(value: "many"))
-        #expect(error.entity == "Item" && error.property == "count" && error.line == 4)
+        let model = try XcodeModelFixtures.load(text)
+        let warning = try #require(model.validationErrors().first)
+        #expect(warning.kind == .invalidDefaultValue(value: "many"))
+        #expect(warning.severity == .warning)
+        #expect(warning.entity == "Item" && warning.property == "count" && warning.line == 4)
+        // Read as NSString reads a number: "many" starts with none, so 0.
+        #expect(model.entitiesByName["Item"]?.attributesByName["count"]?.defaultValue as? Int16 == 0)
         // An empty default of a non-string type means no default.
         let empty = XcodeModelFixtures.single(attribute: #"<attribute name="id" attributeType="UUID" defaultValueString=""/>"#)
         let id = try #require(try XcodeModelFixtures.load(empty).entitiesByName["Item"]?.attributesByName["id"])
@@ -213,7 +217,11 @@ import Testing
     @Test func configurationMembersNotInTheModelAreReported() throws {
         let text = XcodeModelFixtures.single().replacingOccurrences(
             of: "</model>", with: #"<configuration name="Extra"><memberEntity name="Ghost"/></configuration></model>"#)
-        let error = try #require(XcodeModelFixtures.error(loading: text))
-        #expect(error.kind == .unknownConfigurationMember(configuration: "Extra", entity: "Ghost"))
+        let model = try XcodeModelFixtures.load(text)
+        let warning = try #require(model.validationErrors().first)
+        #expect(warning.kind == .unknownConfigurationMember(configuration: "Extra", entity: "Ghost"))
+        #expect(warning.severity == .warning)
+        // The missing member is skipped; the configuration has the entities that exist.
+        #expect(model.entities(forConfigurationName: "Extra")?.isEmpty == true)
     }
 }
