@@ -66,7 +66,40 @@ extension NSManagedObjectContext {
 
     func runLocked<T, E: Error>(_ block: () throws(E) -> T) throws(E) -> T {
         lock.lock()
-        defer { lock.unlock() }
+        let outer = CurrentContext.enter(self)
+        defer {
+            CurrentContext.leave(restoring: outer)
+            lock.unlock()
+        }
         return try block()
+    }
+
+    /// The context whose `perform` or `performAndWait` block runs on this thread, for
+    /// `NSFetchRequest.execute()`.
+    static var current: NSManagedObjectContext? { CurrentContext.context }
+}
+
+/// The context of the block running on each thread (a thread-specific slot, saved and
+/// restored around nested blocks).
+enum CurrentContext {
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    static var context: NSManagedObjectContext? {
+        pthread_getspecific(key).map { Unmanaged<NSManagedObjectContext>.fromOpaque($0).takeUnretainedValue() }
+    }
+
+    /// Makes the context current; returns the one it replaces.
+    static func enter(_ context: NSManagedObjectContext) -> UnsafeMutableRawPointer? {
+        let outer = pthread_getspecific(key)
+        pthread_setspecific(key, Unmanaged.passUnretained(context).toOpaque())
+        return outer
+    }
+
+    static func leave(restoring outer: UnsafeMutableRawPointer?) {
+        pthread_setspecific(key, outer)
     }
 }

@@ -21,6 +21,11 @@ extension NSManagedObjectContext {
             for object in objects { object.willSave() }
         }
         processPendingChanges()
+        // Delete rules the events left for the save (propagatesDeletesAtEndOfEvent false).
+        if !pendingDeletes.isEmpty {
+            propagateDeletes()
+            processPendingChanges()
+        }
 
         try checkEntities()
         try validateChanges()

@@ -50,6 +50,14 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// context to fire from it rather than from the store: negative (the default) takes any
     /// cached row, zero always reads the store.
     open var stalenessInterval: TimeInterval = -1
+    /// Whether the context keeps every object it registered, even those nothing else
+    /// references (by default it lets them go, as Apple's keeps them weakly).
+    open var retainsRegisteredObjects: Bool = false
+    /// Whether delete rules run at the end of each event (`processPendingChanges()`), as by
+    /// default, or only when the context saves.
+    open var propagatesDeletesAtEndOfEvent: Bool = true
+    /// The app's own values, kept with the context.
+    open var userInfo = NSMutableDictionary()
     /// The author that persistent history records for this context's saves.
     open var transactionAuthor: String?
     /// Whether faults whose rows were deleted read as empty objects (as Strata always
@@ -139,7 +147,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     open var deletedObjects: Set<NSManagedObject> { deleted.set }
     /// Every object the context currently knows.
     open var registeredObjects: Set<NSManagedObject> {
-        dropUnreferencedObjects()
+        if !retainsRegisteredObjects { dropUnreferencedObjects() }
         var objects = Set(registry.values)
         objects.formUnion(inserted.objects)
         objects.formUnion(deleted.objects)
@@ -159,7 +167,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     func register(_ object: NSManagedObject) {
         registry[ObjectKey(object.objectID)] = object
-        if registry.count > registryPurgeThreshold {
+        if registry.count > registryPurgeThreshold && !retainsRegisteredObjects {
             dropUnreferencedObjects()
             registryPurgeThreshold = max(1024, registry.count * 2)
         }
@@ -344,6 +352,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         let changes = object.changedIndexes
         if flag, !changes.isEmpty, !object.faulted, let snapshot = try? objectStore?.snapshot(for: object.objectID) {
             object.merge(snapshot: snapshot, keeping: changes, in: self)
+            object.awakeFromSnapshotEvents(.refresh)
         } else {
             object.turnIntoFault()
             updated.remove(object)
@@ -364,15 +373,18 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
             unregister(object)
             object.managedObjectContext = nil
         }
+        var restored: [NSManagedObject] = []
         for object in updated.objects + deleted.objects {
             if let snapshot = object.snapshot {
                 object.fill(from: snapshot, in: self, awake: false)
                 object.changedIndexes.removeAll()
+                restored.append(object)
             } else {
                 object.turnIntoFault()
             }
         }
         clearChanges()
+        for object in restored { object.awakeFromSnapshotEvents(.rollback) }
     }
 
     /// Forgets every object: they become faults detached from the context.

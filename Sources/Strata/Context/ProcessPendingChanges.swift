@@ -6,7 +6,7 @@ extension NSManagedObjectContext {
     /// Runs delete rules for objects deleted since the last call and posts
     /// `NSManagedObjectContextObjectsDidChange` for the changes since then.
     public func processPendingChanges() {
-        propagateDeletes()
+        if propagatesDeletesAtEndOfEvent { propagateDeletes() }
         forgetUnsavedDeletes()
         postObjectsDidChange()
     }

@@ -237,6 +237,9 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     open func awakeFromInsert() {}
     /// Called when the object's values are loaded from the store.
     open func awakeFromFetch() {}
+    /// Called after the object's values were restored from a snapshot by the event named
+    /// (rollback, refresh); overrides recompute what they derived from those values.
+    open func awakeFromSnapshotEvents(_ flags: NSSnapshotEventType) {}
     /// Called before the object is saved (inserted, updated or deleted); changes made
     /// here are saved too.
     open func willSave() {}
