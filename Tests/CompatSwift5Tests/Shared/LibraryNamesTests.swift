@@ -123,6 +123,52 @@ struct LibraryNamesTests {
         try coordinator.destroyPersistentStore(at: copy, type: .sqlite)
     }
 
+    @Test("every name compiles as libraries write it")
+    func namesCompile() throws {
+        let store = try TestStore()
+        let context = store.container.viewContext
+        let names: [Notification.Name] = [
+            NSManagedObjectContext.didSaveObjectIDsNotification,
+            NSManagedObjectContext.didMergeChangesObjectIDsNotification,
+            .NSPersistentStoreCoordinatorStoresWillChange, .NSPersistentStoreCoordinatorStoresDidChange,
+            .NSPersistentStoreCoordinatorWillRemoveStore,
+        ]
+        #expect(Set(names).count == 5)
+        let keys: [NSManagedObjectContext.NotificationKey] = [
+            .sourceContext, .queryGeneration, .invalidatedObjects, .invalidatedAllObjects, .insertedObjects,
+            .updatedObjects, .deletedObjects, .refreshedObjects, .insertedObjectIDs, .updatedObjectIDs,
+            .deletedObjectIDs, .refreshedObjectIDs, .invalidatedObjectIDs,
+        ]
+        #expect(Set(keys.map(\.rawValue)).count == keys.count)
+        #expect([NSAddedPersistentStoresKey, NSRemovedPersistentStoresKey, NSUUIDChangedPersistentStoresKey].count == 3)
+        #expect(!NSPersistentStoreURLKey.isEmpty)
+        context.stalenessInterval = 0
+        context.retainsRegisteredObjects = true
+        context.propagatesDeletesAtEndOfEvent = true
+        let request: NSFetchRequest<TodoEntity> = TodoEntity.fetchRequest()
+        request.shouldRefreshRefetchedObjects = true
+        let asynchronous = NSAsynchronousFetchRequest<TodoEntity>(fetchRequest: request) { result in
+            _ = result.finalResult
+        }
+        asynchronous.estimatedResultCount = 10
+        let result = try context.execute(asynchronous) as? NSAsynchronousFetchResult<TodoEntity>
+        #expect(result?.progress != nil)
+        let todo = TodoEntity(context: context)
+        #expect(todo.faultingState == 0)
+        #expect(!todo.hasFault(forRelationshipNamed: "tags"))
+        #expect(todo.objectIDs(forRelationshipNamed: "tags").isEmpty)
+        let old = try #require(store.container.persistentStoreCoordinator.persistentStores.first)
+        let url = try #require(old.url).deletingLastPathComponent().appendingPathComponent("Moved.sqlite")
+        let moved = try store.container.persistentStoreCoordinator.migratePersistentStore(
+            old, to: url, options: nil, type: .sqlite)
+        #expect(moved.url == url)
+        try NSPersistentStoreCoordinator.setMetadata(
+            ["Key": "value"], forPersistentStoreOfType: NSSQLiteStoreType, at: old.url ?? url)
+        #expect(
+            try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: old.url ?? url)["Key"]
+                as? String == "value")
+    }
+
     @Test("validation predicates with their warnings")
     func validationPredicates() throws {
         let title = NSAttributeDescription()

@@ -116,8 +116,17 @@ import Testing
             announced.withLock { $0.append(contentsOf: inserted) }
         }
         defer { NotificationCenter.default.removeObserver(changes) }
+        let mergedIDs = Protected<Set<NSManagedObjectID>>([])
+        let merged = NotificationCenter.default.addObserver(
+            forName: NSManagedObjectContext.didMergeChangesObjectIDsNotification, object: reader, queue: nil
+        ) { note in
+            let key = NSManagedObjectContext.NotificationKey.insertedObjectIDs.rawValue
+            mergedIDs.withLock { $0 = note.userInfo?[key] as? Set<NSManagedObjectID> ?? [] }
+        }
+        defer { NotificationCenter.default.removeObserver(merged) }
         reader.performAndWait {
             reader.mergeChanges(fromContextDidSave: notification)
+            #expect(mergedIDs.withLock { $0 } == [newID])
             let objects = announced.withLock { $0 }
             #expect(objects.map(\.objectID) == [newID])
             let entry = reader.registeredObject(for: newID)

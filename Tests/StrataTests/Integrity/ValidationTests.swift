@@ -146,6 +146,31 @@ import Testing
         }
     }
 
+    @Test func validationPredicatesAreCheckedWithTheirWarnings() throws {
+        let model = NSManagedObjectModel {
+            Entity("Label") {
+                Attribute("text", .stringAttributeType) {
+                    $0.setValidationPredicates(
+                        [NSPredicate(format: "length >= 3"), NSPredicate(format: "NOT SELF BEGINSWITH 'x'")],
+                        withValidationWarnings: ["Too short", "No x"])
+                }
+            }
+        }
+        let context = try ObjectGraphTests.Stack(model, type: NSInMemoryStoreType, at: nil).newContext()
+        try context.performAndWait {
+            let label = NSManagedObject(entity: try #require(model.entitiesByName["Label"]), insertInto: context)
+            label.setValue("ab", forKey: "text")
+            let short = F.saveError(context)
+            F.expect(short, code: NSManagedObjectValidationError, key: "text", object: label)
+            #expect(short?.localizedDescription == "Too short")
+            #expect((short?.userInfo[NSValidationPredicateErrorKey] as? NSPredicate)?.description == "length >= 3")
+            label.setValue("xylophone", forKey: "text")
+            #expect(F.saveError(context)?.localizedDescription == "No x")
+            label.setValue("label", forKey: "text")
+            try context.save()
+        }
+    }
+
     @Test func aRequiredToManyIsHeldToItsMinimumCountOnly() throws {
         let model = NSManagedObjectModel {
             Entity("Album") {
