@@ -30,7 +30,8 @@ import PackageDescription
         // COMPAT 8–11: the same Apple-style files, which import only CoreData (a DAO, predicates
         // taken apart and rebuilt, a model loaded as apps load theirs), in Swift 5 and Swift 6
         // mode, with Strata's plugin and without it (nor any alias line). The text is kept once,
-        // in Tests/CoreDataImportSwift5Tests/Shared, which the other three link to.
+        // in Tests/CoreDataImportSwift5Tests/Shared, which the other three link to; the two targets
+        // without the plugin share their hand-written NoteEntity the same way (NoPlugin/).
         .testTarget(
             name: "CoreDataImportSwift5Tests",
             dependencies: ["CoreData"],
