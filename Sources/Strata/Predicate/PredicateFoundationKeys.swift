@@ -113,14 +113,27 @@ enum PredicateFoundationKeys {
     }
 
     private static func leadingDouble(_ text: String) -> Double {
-        let trimmed = text.drop { $0 == " " || $0 == "\t" || $0 == "\n" }
-        var end = trimmed.startIndex
-        var best = 0.0
-        while end < trimmed.endIndex {
-            end = trimmed.index(after: end)
-            if let value = Double(trimmed[trimmed.startIndex..<end]) { best = value }
+        // The longest prefix shaped like a number: sign, digits, a point and digits, an exponent.
+        let scalars = Array(text.unicodeScalars.drop { $0 == " " || $0 == "\t" || $0 == "\n" })
+        var end = 0
+        func digits() { while end < scalars.count, ("0"..."9").contains(scalars[end]) { end += 1 } }
+        if end < scalars.count, scalars[end] == "-" || scalars[end] == "+" { end += 1 }
+        digits()
+        if end < scalars.count, scalars[end] == "." {
+            end += 1
+            digits()
         }
-        return best
+        if end < scalars.count, scalars[end] == "e" || scalars[end] == "E" {
+            let mantissaEnd = end
+            end += 1
+            if end < scalars.count, scalars[end] == "-" || scalars[end] == "+" { end += 1 }
+            let exponentStart = end
+            digits()
+            if end == exponentStart { end = mantissaEnd }
+        }
+        var prefix = String.UnicodeScalarView()
+        prefix.append(contentsOf: scalars[0..<end])
+        return Double(String(prefix)) ?? 0
     }
 
     /// `YES`, `true` or a leading non-zero number, as `NSString.boolValue` reads them.

@@ -36,6 +36,10 @@ import Testing
     @Test func numberValuesOfStrings() {
         #expect(NSPredicate(format: "intValue == 12").evaluate(with: "12abc"))
         #expect(NSPredicate(format: "doubleValue == 2.5").evaluate(with: " 2.5"))
+        #expect(NSPredicate(format: "doubleValue == 150").evaluate(with: "1.5e2 apples"))
+        #expect(NSPredicate(format: "doubleValue == -0.5").evaluate(with: "-.5"))
+        #expect(NSPredicate(format: "doubleValue == 7").evaluate(with: "7e"))
+        #expect(NSPredicate(format: "doubleValue == 0").evaluate(with: "apples"))
         #expect(NSPredicate(format: "boolValue == YES").evaluate(with: "YES"))
         #expect(NSPredicate(format: "boolValue == NO").evaluate(with: "0.0"))
         #expect(NSPredicate(format: "uppercaseString == 'DO'").evaluate(with: "Do"))
