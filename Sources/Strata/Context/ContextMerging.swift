@@ -67,14 +67,16 @@ extension NSManagedObjectContext {
                 let destinations: [NSManagedObject]
                 switch kind {
                 case .toOne: destinations = (object.values[index] as? NSManagedObject).map { [$0] } ?? []
-                case .toMany: destinations = (object.values[index] as? [NSManagedObject]) ?? []
+                case .toMany: destinations = ToManyMembers.loadedObjects(in: object.values[index]) ?? []
                 default: continue
                 }
                 for destination in destinations where !destination.faulted {
                     guard let back = destination.layout.indexByName[inverse.name] else { continue }
-                    if inverse.isToMany, var objects = destination.values[back] as? [NSManagedObject] {
-                        objects.removeAll { $0 === object }
-                        destination.values[back] = objects
+                    if inverse.isToMany {
+                        // A relationship not loaded yet has nothing to let go of.
+                        if !(destination.values[back] is RelationshipFault) {
+                            destination.toManyMembers(at: back).remove(object)
+                        }
                     } else if destination.values[back] as? NSManagedObject === object {
                         destination.values[back] = nil
                     }

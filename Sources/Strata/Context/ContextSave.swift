@@ -169,7 +169,7 @@ extension NSManagedObjectContext {
     private static func storeValue(_ value: Any?, kind: EntityLayout.Kind) -> Any? {
         switch kind {
         case .toOne: (value as? NSManagedObject)?.objectID
-        case .toMany: (value as? [NSManagedObject])?.map(\.objectID)
+        case .toMany: ToManyMembers.loadedObjects(in: value)?.map(\.objectID)
         default: value
         }
     }

@@ -74,6 +74,12 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     }
     var mergeObserver: (any NSObjectProtocol)?
 
+    #if DEBUG
+        /// References copied whole out of or into to-many relationships of this context's
+        /// objects (`noteRelationshipCopy(_:)`): what tests count instead of timing.
+        var relationshipElementCopies = 0
+    #endif
+
     deinit {
         if let mergeObserver { NotificationCenter.default.removeObserver(mergeObserver) }
     }

@@ -2,15 +2,18 @@ import Foundation
 
 /// Keeps both sides of a relationship in step: setting one side updates the inverse on the
 /// objects it gains and loses, at once and in memory, as Core Data's accessors do.
+///
+/// Upkeep of a to-many inverse adds or removes one object in place (`ToManyMembers`), so
+/// that linking an object costs the same however many the other side already holds.
 extension NSManagedObject {
     func setRelationship(_ value: Any?, at index: Int) {
         guard let relationship = layout.properties[index] as? NSRelationshipDescription else { return }
         let inverse = relationship.inverseRelationship
         if relationship.isToMany {
             let old = toManyObjects(at: index)
-            let new = Self.objects(in: value)
-            setPrimitive(new, at: index)
+            setPrimitive(value, at: index)
             guard let inverse else { return }
+            let new = toManyObjects(at: index)
             let oldSet = Set(old.map(ObjectIdentifier.init))
             let newSet = Set(new.map(ObjectIdentifier.init))
             for object in old where !newSet.contains(ObjectIdentifier(object)) {
@@ -34,11 +37,12 @@ extension NSManagedObject {
     func inverseRemove(_ other: NSManagedObject, via relationship: NSRelationshipDescription) {
         guard let index = layout.indexByName[relationship.name] else { return }
         if relationship.isToMany {
-            var objects = toManyObjects(at: index)
-            guard let position = objects.firstIndex(where: { $0 === other }) else { return }
+            let members = toManyMembers(at: index)
+            guard members.contains(other) else { return }
             willChangeValue(forKey: relationship.name)
-            objects.remove(at: position)
-            setPrimitive(objects, at: index)
+            members.remove(other)
+            changedIndexes.insert(index)
+            eventChangedIndexes.insert(index)
             didChangeValue(forKey: relationship.name)
         } else {
             fireFault()
@@ -53,11 +57,12 @@ extension NSManagedObject {
     func inverseAdd(_ other: NSManagedObject, via relationship: NSRelationshipDescription) {
         guard let index = layout.indexByName[relationship.name] else { return }
         if relationship.isToMany {
-            var objects = toManyObjects(at: index)
-            guard !objects.contains(where: { $0 === other }) else { return }
+            let members = toManyMembers(at: index)
+            guard !members.contains(other) else { return }
             willChangeValue(forKey: relationship.name)
-            objects.append(other)
-            setPrimitive(objects, at: index)
+            members.append(other)
+            changedIndexes.insert(index)
+            eventChangedIndexes.insert(index)
             didChangeValue(forKey: relationship.name)
         } else {
             fireFault()

@@ -28,8 +28,9 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     // exclusive; checking that again at run time (`@exclusivity(checked)`, the default)
     // cost a tenth of a fetch's time, since these are read at every property access.
     /// Current values by property position (see `EntityLayout`): attribute values, to-one
-    /// destinations as objects, to-many destinations as `[NSManagedObject]` in order, or
-    /// `RelationshipFault.marker` until they are loaded. Empty while the object is a fault.
+    /// destinations as objects, to-many destinations as `[NSManagedObject]` in order (as
+    /// loaded) or `ToManyMembers` (once changed), or `RelationshipFault.marker` until they
+    /// are loaded. Empty while the object is a fault.
     @usableFromInline @exclusivity(unchecked) final var values: ValueRow
     /// The values as last fetched or saved (`nil` for an object never saved) and their row's
     /// version: a snapshot's parts, kept without the snapshot object (48 bytes an object).
@@ -344,8 +345,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
         fireFault()
         switch layout.kinds[index] {
         case .toMany(let ordered):
-            let objects = toManyObjects(at: index)
-            return ordered ? NSOrderedSet(array: objects) : Self.set(of: objects)
+            return toManyValue(at: index, ordered: ordered)
         default:
             return values[index]
         }
@@ -365,7 +365,9 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     func setPrimitive(_ value: Any?, at index: Int) {
         fireFault()
         if layout.isToMany(index) {
-            values[index] = Self.objects(in: value)
+            let objects = Self.objects(in: value)
+            noteRelationshipCopy(objects.count)
+            values[index] = objects
         } else if let stored = layout.storedTypes[index], PlainValues.containerType(value) == UInt(bitPattern: stored) {
             // Already in stored form (a value type's container names it exactly): typed
             // setters land here.
@@ -375,15 +377,6 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
         }
         changedIndexes.insert(index)
         eventChangedIndexes.insert(index)
-    }
-
-    /// The objects of a to-many relationship, loading them from the store on first access.
-    func toManyObjects(at index: Int) -> [NSManagedObject] {
-        fireFault()
-        if let objects = values[index] as? [NSManagedObject] { return objects }
-        let objects = managedObjectContext?.loadRelationship(of: self, at: index) ?? []
-        values[index] = objects
-        return objects
     }
 
     /// The value as a store keeps it: to-one as an object ID, to-many as object IDs.
@@ -477,6 +470,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
             let value = values[index]
             if let object = value as? NSManagedObject { return "\(property.name) = <\(object.entity.name ?? "?")>" }
             if let objects = value as? [NSManagedObject] { return "\(property.name) = <\(objects.count) objects>" }
+            if let members = value as? ToManyMembers { return "\(property.name) = <\(members.count) objects>" }
             if value is RelationshipFault { return "\(property.name) = <relationship fault>" }
             return "\(property.name) = \(value.map { String(describing: $0) } ?? "nil")"
         }

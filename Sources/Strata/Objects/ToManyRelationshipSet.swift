@@ -1,8 +1,11 @@
 import Foundation
 
 /// The mutable set `mutableSetValue(forKey:)` returns: a live view of a to-many
-/// relationship whose changes go through `setValue(_:forKey:)`, so that change tracking and
-/// inverse maintenance see them.
+/// relationship. Adding and removing objects changes the relationship in place, with the
+/// notifications, change tracking and inverse maintenance of `setValue(_:forKey:)` and at a
+/// cost that does not grow with the relationship (the generated `addToTags(_:)` accessors
+/// come here); other changes, and keys that are not to-many relationships, set the whole
+/// changed set through `setValue(_:forKey:)`.
 ///
 /// Foundation's required initializers create a detached set with its own storage; only
 /// `mutableSetValue(forKey:)` creates the live view.
@@ -31,26 +34,69 @@ final class ToManyRelationshipSet: NSMutableSet {
         }
     }
 
-    override var count: Int { current.count }
+    /// The relationship's object and position when `key` is a to-many relationship of it,
+    /// with the access hooks `value(forKey:)` would call around the read that follows.
+    private var toMany: (object: NSManagedObject, index: Int)? {
+        guard let (object, key) = relationship, let index = object.layout.index(of: key),
+            object.layout.isToMany(index), object.probe == nil
+        else { return nil }
+        return (object, index)
+    }
+
+    override var count: Int {
+        guard let (object, index) = toMany else { return current.count }
+        object.willAccessValue(forKey: object.layout.name(at: index))
+        defer { object.didAccessValue(forKey: object.layout.name(at: index)) }
+        return object.toManyCount(at: index)
+    }
     override func member(_ element: Any) -> Any? {
         guard let element = element as? AnyHashable else { return nil }
+        if let (object, index) = toMany {
+            guard let candidate = element as? NSManagedObject else { return nil }
+            object.willAccessValue(forKey: object.layout.name(at: index))
+            defer { object.didAccessValue(forKey: object.layout.name(at: index)) }
+            return object.toManyMembers(at: index).contains(candidate) ? element : nil
+        }
         return current.contains(element) ? element : nil
     }
     override func objectEnumerator() -> NSEnumerator { NSArray(array: Array(current)).objectEnumerator() }
 
     override func add(_ element: Any) {
         guard let element = element as? AnyHashable else { return }
+        if change(adding: [element], removing: []) { return }
         replace { $0.insert(element) }
     }
     override func remove(_ element: Any) {
         guard let element = element as? AnyHashable else { return }
+        if change(adding: [], removing: [element]) { return }
         replace { $0.remove(element) }
     }
     override func removeAllObjects() { replace { $0.removeAll() } }
-    override func addObjects(from array: [Any]) { replace { $0.formUnion(array.compactMap { $0 as? AnyHashable }) } }
-    override func union(_ other: Set<AnyHashable>) { replace { $0.formUnion(other) } }
-    override func minus(_ other: Set<AnyHashable>) { replace { $0.subtract(other) } }
+    override func addObjects(from array: [Any]) {
+        if change(adding: array, removing: []) { return }
+        replace { $0.formUnion(array.compactMap { $0 as? AnyHashable }) }
+    }
+    override func union(_ other: Set<AnyHashable>) {
+        if change(adding: Array(other), removing: []) { return }
+        replace { $0.formUnion(other) }
+    }
+    override func minus(_ other: Set<AnyHashable>) {
+        if change(adding: [], removing: Array(other)) { return }
+        replace { $0.subtract(other) }
+    }
     override func intersect(_ other: Set<AnyHashable>) { replace { $0.formIntersection(other) } }
+
+    /// Adds and removes objects of a to-many relationship in place; `false` (nothing done)
+    /// for a detached set, another key, or elements that are not managed objects, which
+    /// take the whole-set way.
+    private func change(adding added: [Any], removing removed: [Any]) -> Bool {
+        guard let (object, index) = toMany else { return false }
+        let adding = added.compactMap { $0 as? NSManagedObject }
+        let removing = removed.compactMap { $0 as? NSManagedObject }
+        guard adding.count == added.count, removing.count == removed.count else { return false }
+        object.changeToMany(at: index, adding: adding, removing: removing)
+        return true
+    }
 
     private func replace(_ change: (inout Set<AnyHashable>) -> Void) {
         var updated = current
@@ -64,7 +110,9 @@ final class ToManyRelationshipSet: NSMutableSet {
 }
 
 /// The mutable ordered set `mutableOrderedSetValue(forKey:)` returns: a live view of an
-/// ordered to-many relationship whose changes go through `setValue(_:forKey:)`.
+/// ordered to-many relationship. Appending and removing an object change it in place, as
+/// `ToManyRelationshipSet` does; changes at an index set the whole changed set through
+/// `setValue(_:forKey:)`.
 final class OrderedToManyRelationshipSet: NSMutableOrderedSet {
     private let relationship: (object: NSManagedObject, key: String)?
     private var detached: [Any] = []
@@ -96,15 +144,38 @@ final class OrderedToManyRelationshipSet: NSMutableOrderedSet {
         }
     }
 
-    override var count: Int { current.count }
+    /// The relationship's object and position when `key` is an ordered to-many relationship.
+    private var toMany: (object: NSManagedObject, index: Int)? {
+        guard let (object, key) = relationship, let index = object.layout.index(of: key),
+            object.layout.kinds[index] == .toMany(ordered: true), object.probe == nil
+        else { return nil }
+        return (object, index)
+    }
+
+    override var count: Int {
+        guard let (object, index) = toMany else { return current.count }
+        object.willAccessValue(forKey: object.layout.name(at: index))
+        defer { object.didAccessValue(forKey: object.layout.name(at: index)) }
+        return object.toManyCount(at: index)
+    }
     override func object(at index: Int) -> Any { current.object(at: index) }
     override func index(of element: Any) -> Int { current.index(of: element) }
 
     override func insert(_ element: Any, at index: Int) { replace { $0.insert(element, at: index) } }
     override func removeObject(at index: Int) { replace { $0.removeObject(at: index) } }
     override func replaceObject(at index: Int, with element: Any) { replace { $0.replaceObject(at: index, with: element) } }
-    override func add(_ element: Any) { replace { $0.add(element) } }
-    override func remove(_ element: Any) { replace { $0.remove(element) } }
+    override func add(_ element: Any) {
+        if let (object, index) = toMany, let added = element as? NSManagedObject {
+            return object.changeToMany(at: index, adding: [added], removing: [])
+        }
+        replace { $0.add(element) }
+    }
+    override func remove(_ element: Any) {
+        if let (object, index) = toMany, let removed = element as? NSManagedObject {
+            return object.changeToMany(at: index, adding: [], removing: [removed])
+        }
+        replace { $0.remove(element) }
+    }
     override func removeAllObjects() { replace { $0.removeAllObjects() } }
 
     private func replace(_ change: (NSMutableOrderedSet) -> Void) {
