@@ -69,6 +69,8 @@ extension NSManagedObject {
         case is NSDerivedAttributeDescription:
             return nil
         case let relationship as NSRelationshipDescription where relationship.isToMany:
+            // Without a rule on the count, the objects are not counted (a copy of the set).
+            guard !relationship.isOptional || relationship.minCount > 0 || relationship.maxCount > 0 else { return nil }
             let count = Self.objects(in: value).count
             if count == 0 && !relationship.isOptional {
                 return CoreDataError.validation(
