@@ -24,12 +24,16 @@ enum Goal {
     case overRaw(microseconds: Double)
     /// Strata's peak memory at most this many megabytes above the baseline.
     case megabytes(Double)
+    /// Strata's time per object at the full size at most this many times its time per object
+    /// at a tenth of it (B11s, against B11).
+    case perObjectGrowth(Double)
 
     var text: String {
         switch self {
         case .ratio(let limit): "≤ \(String(format: "%g", limit))×"
         case .overRaw(let microseconds): "≤ raw + \(String(format: "%g", microseconds)) µs"
         case .megabytes(let limit): "≤ \(String(format: "%g", limit)) MB"
+        case .perObjectGrowth(let limit): "≤ \(String(format: "%g", limit))× per object"
         }
     }
 }
@@ -41,6 +45,8 @@ struct TimedCase {
     var goal: Goal
     /// Operations per trial; times are reported per operation when it is more than one (B6).
     var operations = 1
+    /// Objects per trial, for cases compared per object (B11s).
+    var objects = 1
     var runs: [Stack: (Fixtures) throws -> Sample]
 }
 
@@ -93,7 +99,17 @@ enum Catalog {
                 id: "B10", work: "delete \(n(sizes.owners)) owners, cascade to \(n(sizes.owners * sizes.children))",
                 goal: .ratio(3),
                 runs: [.raw: RawCases.delete, .grdb: GRDBCases.delete, .strata: StrataCases.delete]),
+            TimedCase(
+                id: "B11", work: "\(n(sizes.tagged)) to-dos × 3 of 20 tags + 1 of 1k places", goal: .ratio(3),
+                objects: sizes.tagged, runs: tagged(sizes.tagged)),
+            TimedCase(
+                id: "B11s", work: "B11 per object: \(n(sizes.tagged / 10)) → \(n(sizes.tagged)) to-dos",
+                goal: .perObjectGrowth(1.3), objects: sizes.tagged / 10, runs: tagged(sizes.tagged / 10)),
         ]
+    }
+
+    private static func tagged(_ count: Int) -> [Stack: (Fixtures) throws -> Sample] {
+        [.raw: TaggedCases.raw(count: count), .grdb: TaggedCases.grdb(count: count), .strata: TaggedCases.strata(count: count)]
     }
 
     static func memory(_ sizes: Sizes) -> [MemoryCase] {

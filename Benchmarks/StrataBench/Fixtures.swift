@@ -2,7 +2,8 @@ import Foundation
 import Strata
 
 /// The store files the cases start from, made once per run in a scratch folder: an empty
-/// store, stores of `fetched` and `large` items, and one of owners with their items. Strata
+/// store, stores of `fetched` and `large` items, one of owners with their items, and an
+/// empty store of B11's to-dos, tags and places. Strata
 /// creates each schema (Core Data's layout); the rows are written with SQLite's C API, which
 /// is the quickest way to make a million of them.
 struct Fixtures {
@@ -11,11 +12,14 @@ struct Fixtures {
     /// Entity numbers (`Z_ENT`) of the two entities in these stores.
     private(set) var itemEntity: Int64 = 1
     private(set) var ownerEntity: Int64 = 2
+    /// Where B11's rows go in `tagged`.
+    private(set) var taggedLayout = TaggedLayout()
 
     var empty: String { path("empty") }
     var items: String { path("items") }
     var large: String { path("large") }
     var owners: String { path("owners") }
+    var tagged: String { path("tagged") }
 
     func path(_ name: String) -> String { directory.appendingPathComponent("\(name).sqlite").path }
 
@@ -26,7 +30,9 @@ struct Fixtures {
         if create {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             try Self.makeSchema(at: empty)
+            try Self.makeSchema(at: tagged, model: TaggedModel.shared)
         }
+        taggedLayout = try TaggedLayout(store: path("tagged"))
         let numbers = try RawDatabase(path: empty).prepare("SELECT Z_ENT, Z_NAME FROM Z_PRIMARYKEY")
         while try numbers.step() {
             switch numbers.string(1) {
@@ -42,9 +48,9 @@ struct Fixtures {
     }
 
     /// An empty store with Strata's schema for the model, closed again.
-    private static func makeSchema(at path: String) throws {
+    private static func makeSchema(at path: String, model: NSManagedObjectModel = BenchModel.shared) throws {
         try? FileManager.default.removeItem(atPath: path)
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: BenchModel.shared)
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
         let store = try coordinator.addPersistentStore(
             ofType: NSSQLiteStoreType, configurationName: nil, at: URL(fileURLWithPath: path))
         try coordinator.remove(store)

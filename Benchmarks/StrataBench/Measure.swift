@@ -12,6 +12,8 @@ struct Sizes {
     /// B7, B10: owners, each with `children` items.
     var owners = 10_000
     var children = 10
+    /// B11: to-dos linked to tags and places in one save; B11s compares a tenth of it.
+    var tagged = 100_000
     /// B6: queries per trial (the time reported is per query).
     var queries = 200
     /// B4: `fetchBatchSize`.
@@ -23,7 +25,8 @@ struct Sizes {
 
     static let full = Sizes()
     static let quick = Sizes(
-        inserts: 1_000, fetched: 1_000, large: 10_000, owners: 100, children: 10, queries: 20, batchSize: 100,
+        inserts: 1_000, fetched: 1_000, large: 10_000, owners: 100, children: 10, tagged: 1_000, queries: 20,
+        batchSize: 100,
         pageSize: 100, rounds: 2)
 }
 

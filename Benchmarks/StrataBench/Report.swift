@@ -56,8 +56,30 @@ enum Report {
             case .ratio(let limit): verdict = strata / raw <= limit ? "yes" : "no"
             case .overRaw(let microseconds):
                 verdict = (strata - raw) / Double(item.operations) * 1e6 <= microseconds ? "yes" : "no"
-            case .megabytes: break
+            case .megabytes, .perObjectGrowth: break
             }
+        }
+        return Line(id: item.id, work: item.work, cells: cells, goal: item.goal.text, verdict: verdict)
+    }
+
+    /// A line comparing each stack's time per object in `item` (the smaller size) and in
+    /// `full` (the full size): both times in microseconds, and the full size's over the small's.
+    static func growth(_ item: TimedCase, medians: [Stack: Double], full: (TimedCase, [Stack: Double])) -> Line {
+        var cells: [String] = []
+        var ratios: [Stack: Double] = [:]
+        for stack in Stack.allCases {
+            guard let small = medians[stack], let large = full.1[stack] else {
+                cells.append("–")
+                continue
+            }
+            let smallPer = small / Double(item.objects) * 1e6
+            let largePer = large / Double(full.0.objects) * 1e6
+            ratios[stack] = largePer / smallPer
+            cells.append("\(number(smallPer)) → \(number(largePer)) µs \(number(largePer / smallPer))×")
+        }
+        var verdict = "–"
+        if case .perObjectGrowth(let limit) = item.goal, let ratio = ratios[.strata] {
+            verdict = ratio <= limit ? "yes" : "no"
         }
         return Line(id: item.id, work: item.work, cells: cells, goal: item.goal.text, verdict: verdict)
     }

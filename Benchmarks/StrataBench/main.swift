@@ -60,12 +60,16 @@ struct Options {
         scaled.fetched = max(10, sizes.fetched / divisor)
         scaled.large = max(100, sizes.large / divisor)
         scaled.owners = max(10, sizes.owners / divisor)
+        scaled.tagged = max(100, sizes.tagged / divisor)
         scaled.queries = max(10, sizes.queries / divisor)
         scaled.pageSize = max(10, sizes.pageSize / divisor)
         return scaled
     }
 
-    func includes(_ id: String) -> Bool { only.map { $0.contains(id) } ?? true }
+    /// Whether the case runs; B11s compares itself with B11, which runs with it.
+    func includes(_ id: String) -> Bool {
+        only.map { $0.contains(id.uppercased()) || (id == "B11" && $0.contains("B11S")) } ?? true
+    }
 }
 
 /// The machine, for the table's header and BENCHMARKS.md.
@@ -158,7 +162,11 @@ func main() throws {
         .map { (index: $0.offset, item: $0.element) }
     let peaks = try runMemory(memoryCases, options: options)
 
-    var lines = zip(timed, medians).map { Report.timed($0, medians: $1) }
+    let full = zip(timed, medians).first { $0.0.id == "B11" }
+    var lines = zip(timed, medians).map { item, medians in
+        guard case .perObjectGrowth = item.goal, let full else { return Report.timed(item, medians: medians) }
+        return Report.growth(item, medians: medians, full: full)
+    }
     for entry in Catalog.unavailable where options.includes(entry.id) {
         lines.append(
             Report.Line(
@@ -166,7 +174,7 @@ func main() throws {
                 verdict: "–"))
     }
     lines += zip(memoryCases, peaks).map { Report.memory($0.item, kilobytes: $1) }
-    let order = ["B1", "B2", "B3", "B4", "B5", "B6", "B7", "B8", "B9", "B10", "M1", "M2"]
+    let order = ["B1", "B2", "B3", "B4", "B5", "B6", "B7", "B8", "B9", "B10", "B11", "B11s", "M1", "M2"]
     lines = lines.enumerated().sorted { a, b in
         let x = order.firstIndex(of: a.element.id) ?? 99
         let y = order.firstIndex(of: b.element.id) ?? 99
@@ -175,6 +183,7 @@ func main() throws {
     print(Report.header())
     for line in lines { print(Report.render(line)) }
     print("\nB6: time per query, and Strata's and GRDB's microseconds over raw. B7: raw is the best SQL (one join).")
+    print("B11s: each stack's time per to-do at a tenth of B11's size and at B11's, and their ratio.")
     print("M1, M2: peak resident memory above a child process that starts alike and does no work.")
 }
 

@@ -470,7 +470,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
             let value = values[index]
             if let object = value as? NSManagedObject { return "\(property.name) = <\(object.entity.name ?? "?")>" }
             if let objects = value as? [NSManagedObject] { return "\(property.name) = <\(objects.count) objects>" }
-            if let members = value as? ToManyMembers { return "\(property.name) = <\(members.count) objects>" }
+            if let members = ToManyMembers.held(in: value) { return "\(property.name) = <\(members.count) objects>" }
             if value is RelationshipFault { return "\(property.name) = <relationship fault>" }
             return "\(property.name) = \(value.map { String(describing: $0) } ?? "nil")"
         }

@@ -9,7 +9,7 @@ extension NSManagedObject {
         fireFault()
         let value = values[index]
         if let objects = value as? [NSManagedObject] { return objects }
-        if let members = value as? ToManyMembers {
+        if let members = ToManyMembers.held(in: value) {
             if !members.hasObjects { noteRelationshipCopy(members.count) }
             return members.objects
         }
@@ -22,7 +22,7 @@ extension NSManagedObject {
     /// Members keep the set they made until their next change: reading again costs nothing.
     func toManyValue(at index: Int, ordered: Bool) -> AnyObject {
         fireFault()
-        let members = values[index] as? ToManyMembers
+        let members = ToManyMembers.held(in: values[index])
         if let published = members?.published { return published }
         let objects = toManyObjects(at: index)
         noteRelationshipCopy(objects.count)
@@ -34,7 +34,7 @@ extension NSManagedObject {
     /// The members of a to-many relationship, made the object's own to change in place.
     func toManyMembers(at index: Int) -> ToManyMembers {
         fireFault()
-        if let members = values[index] as? ToManyMembers { return members }
+        if let members = ToManyMembers.held(in: values[index]) { return members }
         let objects = toManyObjects(at: index)
         noteRelationshipCopy(objects.count)
         var ordered = false
@@ -47,7 +47,7 @@ extension NSManagedObject {
     /// How many objects the to-many relationship holds.
     func toManyCount(at index: Int) -> Int {
         fireFault()
-        if let members = values[index] as? ToManyMembers { return members.count }
+        if let members = ToManyMembers.held(in: values[index]) { return members.count }
         return toManyObjects(at: index).count
     }
 

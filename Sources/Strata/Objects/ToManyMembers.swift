@@ -115,7 +115,16 @@ extension ToManyMembers {
     /// The objects a to-many position of an object's values holds, loaded or changed; `nil`
     /// while the relationship is not loaded.
     static func loadedObjects(in value: Any?) -> [NSManagedObject]? {
-        if let objects = value as? [NSManagedObject] { return objects }
-        return (value as? ToManyMembers)?.objects
+        if let members = held(in: value) { return members.objects }
+        return value as? [NSManagedObject]
+    }
+
+    /// The members a to-many position holds, told by the value's type: a failed `as?` from the
+    /// array a loaded relationship holds tries Foundation's bridging first (1,400 instructions
+    /// at each read of B7's relationships).
+    @inline(__always)
+    static func held(in value: Any?) -> ToManyMembers? {
+        guard let value, ObjectIdentifier(type(of: value)) == ObjectIdentifier(ToManyMembers.self) else { return nil }
+        return unsafeDowncast(value as AnyObject, to: ToManyMembers.self)
     }
 }

@@ -135,6 +135,26 @@ extension SQLiteStore {
         }
     }
 
+    /// The integers of the first column of the rows `statement` (cleared, with one parameter)
+    /// selects for `key`, stepped directly; the statement is left reset. A failure is GRDB's
+    /// error, as `run(_:_:)` throws it.
+    static func keys(from statement: Statement, for key: Int64, _ db: Database) throws -> [Int64] {
+        let raw = statement.sqliteStatement
+        sqlite3_bind_int64(raw, 1, key)
+        defer { sqlite3_reset(raw) }
+        var keys: [Int64] = []
+        var code = sqlite3_step(raw)
+        while code == SQLITE_ROW {
+            keys.append(sqlite3_column_int64(raw, 0))
+            code = sqlite3_step(raw)
+        }
+        guard code == SQLITE_DONE else {
+            let message = db.sqliteConnection.map { String(cString: sqlite3_errmsg($0)) } ?? "SQLite error \(code)"
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: statement.sql)
+        }
+        return keys
+    }
+
     /// Whether the last statement changed a row: SQLite's count, read directly (GRDB's
     /// `changesCount` checks the calling queue first, which cost a tenth of a row's update).
     private static func changedRows(_ db: Database) -> Bool {
@@ -158,7 +178,7 @@ extension SQLiteStore {
 
     /// A cached statement ready for bindings by position: reset (whatever its last run
     /// ended with) and without arguments, which GRDB then takes as bound.
-    private static func cleared(_ statement: Statement) -> Statement {
+    static func cleared(_ statement: Statement) -> Statement {
         sqlite3_reset(statement.sqliteStatement)
         statement.setUncheckedArguments(StatementArguments())
         return statement

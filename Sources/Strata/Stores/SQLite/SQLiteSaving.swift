@@ -1,5 +1,6 @@
 import Foundation
 internal import GRDB
+internal import GRDBSQLite
 
 /// Writing a save: one transaction that allocates primary keys, inserts, updates with
 /// optimistic locking (`… WHERE Z_PK = ? AND Z_OPT = ?`), writes to-many relationships
@@ -178,12 +179,19 @@ extension SQLiteStore {
             }
             switch storage {
             case .joinTable(let table, let selfColumn, let otherColumn, let orderColumn):
-                let existing = try Int64.fetchAll(
-                    db, sql: "SELECT \(otherColumn) FROM \(table) WHERE \(selfColumn) = ?", arguments: [id.primaryKey])
-                let wanted = Set(keys)
-                for key in existing where !wanted.contains(key) {
-                    try db.cachedStatement(sql: "DELETE FROM \(table) WHERE \(selfColumn) = ? AND \(otherColumn) = ?")
-                        .execute(arguments: [id.primaryKey, key])
+                // Prepared once per connection (the statement cache) and stepped directly with
+                // keys bound by position: a save of 100k tagged objects runs these 100k times
+                // (`fetchAll(sql:)` compiled its query at each, and `execute(arguments:)` costs
+                // 1,500 instructions a row; see `run(_:_:)`).
+                let select = try Self.cleared(
+                    db.cachedStatement(sql: "SELECT \(otherColumn) FROM \(table) WHERE \(selfColumn) = ?"))
+                let existing = try Self.keys(from: select, for: id.primaryKey, db)
+                if !existing.isEmpty {
+                    let wanted = Set(keys)
+                    for key in existing where !wanted.contains(key) {
+                        try db.cachedStatement(sql: "DELETE FROM \(table) WHERE \(selfColumn) = ? AND \(otherColumn) = ?")
+                            .execute(arguments: [id.primaryKey, key])
+                    }
                 }
                 let insert: String
                 if let orderColumn {
@@ -194,11 +202,14 @@ extension SQLiteStore {
                 } else {
                     insert = "INSERT INTO \(table) (\(selfColumn), \(otherColumn)) VALUES (?, ?) ON CONFLICT DO NOTHING"
                 }
-                let statement = try db.cachedStatement(sql: insert)
+                let statement = try Self.cleared(db.cachedStatement(sql: insert))
+                let raw = statement.sqliteStatement
                 for (position, key) in keys.enumerated() {
-                    let arguments: StatementArguments =
-                        orderColumn == nil ? [id.primaryKey, key] : [id.primaryKey, key, Self.orderKey(at: position)]
-                    try statement.execute(arguments: arguments)
+                    sqlite3_reset(raw)
+                    sqlite3_bind_int64(raw, 1, id.primaryKey)
+                    sqlite3_bind_int64(raw, 2, key)
+                    if orderColumn != nil { sqlite3_bind_int64(raw, 3, Self.orderKey(at: position)) }
+                    try Self.run(statement, db)
                 }
             case .inverseForeignKey(_, let orderColumn?):
                 let statement = try db.cachedStatement(sql: "UPDATE \(destination.table) SET \(orderColumn) = ? WHERE Z_PK = ?")
