@@ -158,14 +158,14 @@ extension SQLiteStore {
 
     /// A cached statement ready for bindings by position: reset (whatever its last run
     /// ended with) and without arguments, which GRDB then takes as bound.
-    private static func cleared(_ statement: Statement) -> Statement {
+    static func cleared(_ statement: Statement) -> Statement {
         sqlite3_reset(statement.sqliteStatement)
         statement.setUncheckedArguments(StatementArguments())
         return statement
     }
 
     /// Binds one column's value (two for a to-one with an entity column) from `parameter` on.
-    private func bind(
+    func bind(
         _ column: SQLiteEntityMapping.Column, of change: RowChange, to statement: SQLiteStatement, at parameter: inout Int32,
         store: SQLiteStoreMapping, resolve: (NSManagedObjectID) -> NSManagedObjectID, files: SQLiteExternalStorage
     ) throws {

@@ -1,0 +1,71 @@
+import Foundation
+import Testing
+
+@testable import Strata
+
+extension BatchTests {
+    /// `NSBatchDeleteRequest`: fetch requests (predicate, sort, limit), object IDs, result
+    /// types and merging into contexts.
+    @Suite struct BatchDeleteTests {
+        @Test(arguments: BatchTests.storeTypes)
+        func deletesWhatTheFetchSelects(type: String) throws {
+            let stack = try Stack(type)
+            try stack.save("User", (1...6).map { ["id": "\($0)", "age": Int16($0 * 10)] })
+            let context = stack.context()
+            try context.performAndWait {
+                let request = NSFetchRequest<NSFetchRequestResult>(entityName: "User")
+                request.predicate = NSPredicate(format: "age > 15")
+                request.sortDescriptors = [NSSortDescriptor(key: "age", ascending: false)]
+                request.fetchLimit = 2
+                let delete = NSBatchDeleteRequest(fetchRequest: request)
+                delete.resultType = .resultTypeCount
+                let result = try #require(try context.execute(delete) as? NSBatchDeleteResult)
+                #expect(result.resultType == .resultTypeCount)
+                #expect(result.result as? Int == 2)
+            }
+            #expect(try stack.values("User", "age") == ["10", "20", "30", "40"])
+        }
+
+        @Test(arguments: BatchTests.storeTypes)
+        func typedRequestsAndObjectIDs(type: String) throws {
+            let stack = try Stack(type)
+            let ids = try stack.save("User", (1...4).map { ["id": "\($0)"] })
+            let context = stack.context()
+            try context.performAndWait {
+                let typed = NSFetchRequest<NSManagedObject>(entityName: "User")
+                typed.predicate = NSPredicate(format: "id == %@", "1")
+                let delete = NSBatchDeleteRequest(fetchRequest: typed)
+                delete.resultType = .resultTypeObjectIDs
+                #expect((try? context.execute(delete) as? NSBatchDeleteResult)?.result as? [NSManagedObjectID] == [ids[0]])
+
+                let byID = NSBatchDeleteRequest(objectIDs: [ids[1], ids[3]])
+                #expect((try? context.execute(byID) as? NSBatchDeleteResult)?.result as? Bool == true)
+            }
+            #expect(try stack.values("User", "id") == ["3"])
+        }
+
+        /// The contexts keep the objects until the IDs are merged; then they are gone, and a
+        /// deleted object's values read nil.
+        @Test(arguments: BatchTests.storeTypes)
+        func mergedDeletionsLeaveContexts(type: String) throws {
+            let stack = try Stack(type)
+            let ids = try stack.save("User", [["id": "1", "name": "张三"], ["id": "2", "name": "李四"]])
+            let viewContext = stack.context()
+            let user = try viewContext.performAndWait { try viewContext.existingObject(with: ids[0]) }
+            #expect(viewContext.performAndWait { user.value(forKey: "name") as? String } == "张三")
+            let context = stack.context()
+            let deleted = try context.performAndWait {
+                let delete = NSBatchDeleteRequest(objectIDs: [ids[0]])
+                delete.resultType = .resultTypeObjectIDs
+                return try #require((try context.execute(delete) as? NSBatchDeleteResult)?.result as? [NSManagedObjectID])
+            }
+            #expect(viewContext.performAndWait { viewContext.registeredObject(for: ids[0]) } != nil)
+            NSManagedObjectContext.mergeChanges(fromRemoteContextSave: [NSDeletedObjectsKey: deleted], into: [viewContext])
+            viewContext.performAndWait {
+                #expect(viewContext.registeredObject(for: ids[0]) == nil)
+                #expect(user.value(forKey: "name") == nil)
+            }
+            #expect(try stack.values("User", "name") == ["李四"])
+        }
+    }
+}
