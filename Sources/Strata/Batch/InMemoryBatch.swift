@@ -16,8 +16,14 @@ extension InMemoryStore: BatchStore {
                     guard plan.replacesStoredRow else { continue }
                     var values = stored.values
                     let written =
-                        plan.policy == .overwriteMergePolicyType ? Self.storedAttributes(of: existing.entity) : row.given
-                    for index in written where values.indices.contains(index) { values[index] = row.values[index] }
+                        plan.policy == .overwriteMergePolicyType ? Self.storedAttributes(of: plan.entity) : row.given
+                    // The stored row may be of another entity of the hierarchy: positions go by name.
+                    let layout = plan.entity.layout
+                    let target = existing.entity.layout
+                    for index in written {
+                        guard let position = target.indexByName[layout.properties[index].name] else { continue }
+                        values[position] = row.values[index]
+                    }
                     let updated = Snapshot(objectID: existing, version: stored.version + 1, values: values)
                     working.rows[existing] = updated
                     unique.replace(stored.values, with: values, of: existing)
@@ -45,14 +51,17 @@ extension InMemoryStore: BatchStore {
             let source = Self.rowSource(rows)
             for stored in Self.matching(plan.fetch, in: rows) {
                 var values = stored.values
+                let layout = stored.objectID.entity.layout
                 for assignment in plan.assignments {
+                    // A subentity's row has its own layout: the attribute is found by name.
+                    guard let position = layout.indexByName[assignment.attribute.name] else { continue }
                     switch assignment.value {
                     case .constant(let value):
-                        values[assignment.index] = value
+                        values[position] = value
                     case .expression(let expression):
                         let reader = RowReader(snapshot: stored, rows: source)
                         let value = PredicateEvaluator.value(of: expression, with: reader)
-                        values[assignment.index] = try BatchRowBuilder.storedValue(
+                        values[position] = try BatchRowBuilder.storedValue(
                             value, for: assignment.attribute, entity: stored.objectID.entity)
                     }
                 }
