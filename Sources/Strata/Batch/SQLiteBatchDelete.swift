@@ -12,6 +12,13 @@ extension SQLiteStore {
         let (database, mapping) = try openDatabase()
         let files = SQLiteExternalStorage(directory: externalDataDirectory)
         let url = self.url ?? URL(fileURLWithPath: "/")
+        if let fetch = plan.fetch, let entity = mapping.mapping(for: fetch.entity),
+            !SQLiteBatchDeletion.hasRulesToApply(deleting: entity.table, mapping: mapping)
+        {
+            return try StoreFile.translatingSQLiteErrors(url) {
+                try database.write { db in try deleteAlone(fetch, entity: entity, mapping: mapping, plan: plan, db: db) }
+            }
+        }
         return try files.transaction {
             try StoreFile.translatingSQLiteErrors(url) {
                 try database.write { db in
@@ -31,8 +38,75 @@ extension SQLiteStore {
     }
 }
 
+extension SQLiteStore {
+    /// A delete that touches no other row and no file: one `DELETE` of the rows the fetch
+    /// selects, as a hand-written statement would be.
+    fileprivate func deleteAlone(
+        _ fetch: FetchPlan, entity: SQLiteEntityMapping, mapping: SQLiteStoreMapping, plan: BatchDeletePlan, db: Database
+    ) throws -> BatchOutcome {
+        var sql = "DELETE FROM \(entity.table) AS t0"
+        var arguments: StatementArguments
+        if fetch.limit > 0 || fetch.offset > 0 {
+            let (from, selected) = try fromWhereSQL(plan: fetch, mapping: mapping, sorted: true)
+            sql += " WHERE t0.Z_PK IN (SELECT t0.Z_PK \(from) LIMIT ? OFFSET ?)"
+            arguments = selected
+            arguments += [fetch.limit > 0 ? fetch.limit : -1, fetch.offset]
+        } else {
+            let (condition, values) = try batchCondition(fetch, entity: entity, mapping: mapping)
+            if let condition { sql += " WHERE \(condition)" }
+            arguments = StatementArguments(values: values)
+        }
+        var outcome = BatchOutcome()
+        if plan.collectsIDs {
+            let rows = try Row.fetchAll(db, sql: sql + " RETURNING Z_PK, Z_ENT", arguments: arguments)
+            outcome.objectIDs = rows.map { row in
+                objectID(entity: mapping.mapping(number: row[1], rowOf: entity).entity, primaryKey: row[0])
+            }
+            outcome.count = rows.count
+        } else {
+            try db.execute(sql: sql, arguments: arguments)
+            outcome.count = db.changesCount
+        }
+        _ = AffectedRowLog.drain(db)
+        return outcome
+    }
+}
+
 /// One batch delete's transaction.
 private final class SQLiteBatchDeletion {
+    /// Whether deleting rows of the table needs the rows' sets: a cascade or deny rule from
+    /// it, a nullify rule whose foreign keys are elsewhere, join-table rows or hidden columns
+    /// that point at its rows, or files beside the store.
+    static func hasRulesToApply(deleting table: String, mapping: SQLiteStoreMapping) -> Bool {
+        for entity in mapping.schema.orderedEntities.compactMap({ mapping.mapping(for: $0) }) {
+            if entity.table == table {
+                if entity.hasExternalStorage { return true }
+                for (index, storage) in entity.toMany {
+                    guard let relationship = entity.entity.layout.properties[index] as? NSRelationshipDescription else {
+                        continue
+                    }
+                    // Only a foreign key on the destination rows left as it is (no action) needs
+                    // nothing; join rows, hidden columns and every other rule need the sets.
+                    if case .inverseForeignKey = storage, relationship.deleteRule == .noActionDeleteRule { continue }
+                    return true
+                }
+            }
+            for column in entity.columns {
+                guard case .toOne(let relationship, _) = column.binding else { continue }
+                if entity.table == table,
+                    relationship.deleteRule == .cascadeDeleteRule || relationship.deleteRule == .denyDeleteRule
+                {
+                    return true
+                }
+                guard let destination = relationship.destinationEntity.flatMap({ mapping.mapping(for: $0) }),
+                    destination.table == table, relationship.inverseRelationship?.deleteRule == .nullifyDeleteRule
+                else { continue }
+                return true
+            }
+        }
+        return false
+    }
+
     /// One relationship of the rows of a table, as SQL giving `(s, k)` pairs: the key of a
     /// row in the table's deleted set and the key of a row it is related to.
     struct Edge {

@@ -12,7 +12,7 @@ extension SQLiteStore {
             throw CoreDataError.make(NSCoreDataError, "Entity \(plan.fetch.entity.name ?? "?") is not in the store's model.")
         }
         let assignments = try setClause(plan, entity: entity, mapping: mapping)
-        let (condition, conditionArguments) = try updateCondition(plan.fetch, entity: entity, mapping: mapping)
+        let (condition, conditionArguments) = try batchCondition(plan.fetch, entity: entity, mapping: mapping)
         var sql = "UPDATE \(entity.table) AS t0 SET \(assignments.sql), Z_OPT = Z_OPT + 1"
         if let condition { sql += " WHERE \(condition)" }
         if plan.collectsIDs { sql += " RETURNING Z_PK, Z_ENT" }
@@ -80,9 +80,10 @@ extension SQLiteStore {
         return SQLFragment.joined(parts, separator: ", ")
     }
 
-    /// The rows to update: the entity filter and the predicate, directly on `t0` when the
-    /// predicate needs no join, else as the keys a fetch of the plan selects.
-    private func updateCondition(
+    /// The rows a batch update or delete changes: the entity filter and the predicate,
+    /// directly on `t0` when the predicate needs no join, else as the keys a fetch of the plan
+    /// selects.
+    func batchCondition(
         _ fetch: FetchPlan, entity: SQLiteEntityMapping, mapping: SQLiteStoreMapping
     ) throws -> (String?, [DatabaseValue]) {
         let query = try SQLitePredicateCompiler.compile(

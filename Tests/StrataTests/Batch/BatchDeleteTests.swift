@@ -69,3 +69,34 @@ extension BatchTests {
         }
     }
 }
+
+extension BatchTests.BatchDeleteTests {
+    /// Rows whose deletion touches no other row go with one `DELETE`: predicate, sort,
+    /// limit, subentities and IDs as for any other.
+    @Test(arguments: BatchTests.storeTypes)
+    func rowsWithoutRulesGoInOneStatement(type: String) throws {
+        let stack = try BatchTests.Stack(type)
+        let ids = try stack.save("Product", (1...5).map { ["name": "p\($0)", "price": Double($0)] })
+        let gadget = try stack.save("Gadget", [["name": "g", "price": 9.0]])
+        let context = stack.context()
+        try context.performAndWait {
+            let cheapest = NSFetchRequest<NSFetchRequestResult>(entityName: "Product")
+            cheapest.predicate = NSPredicate(format: "price < 4")
+            cheapest.sortDescriptors = [NSSortDescriptor(key: "price", ascending: true)]
+            cheapest.fetchLimit = 2
+            let first = NSBatchDeleteRequest(fetchRequest: cheapest)
+            first.resultType = .resultTypeObjectIDs
+            let deleted = try #require((try context.execute(first) as? NSBatchDeleteResult)?.result as? [NSManagedObjectID])
+            #expect(Set(deleted) == Set(ids.prefix(2)))
+
+            let products = NSFetchRequest<NSFetchRequestResult>(entityName: "Product")
+            products.includesSubentities = false
+            products.predicate = NSPredicate(format: "price > 4")
+            let second = NSBatchDeleteRequest(fetchRequest: products)
+            second.resultType = .resultTypeCount
+            #expect((try context.execute(second) as? NSBatchDeleteResult)?.result as? Int == 1)
+        }
+        #expect(try stack.values("Product", "name") == ["g", "p3", "p4"])
+        #expect(gadget.count == 1)
+    }
+}
