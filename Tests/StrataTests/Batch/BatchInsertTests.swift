@@ -145,3 +145,18 @@ extension BatchTests {
         }
     }
 }
+
+extension BatchTests.BatchInsertTests {
+    /// Derived attributes of inserted rows are computed as for saved ones.
+    @Test(arguments: BatchTests.storeTypes)
+    func derivedAttributesOfInsertedRows(type: String) throws {
+        let stack = try BatchTests.Stack(type)
+        let context = stack.context()
+        try context.performAndWait {
+            _ = try context.execute(
+                NSBatchInsertRequest(entityName: "Gadget", objects: [["name": "lamp", "battery": 3], ["name": "fan"]]))
+        }
+        #expect(try stack.values("Product", "upperName") == ["FAN", "LAMP"])
+        #expect(try stack.values("Gadget", "battery") == ["0", "3"])
+    }
+}
