@@ -1,6 +1,11 @@
 import Foundation
 
 /// What an `NSBatchDeleteRequest` returns in its result.
+///
+/// ```swift
+/// delete.resultType = .resultTypeObjectIDs
+/// let ids = (try context.execute(delete) as? NSBatchDeleteResult)?.result as? [NSManagedObjectID]
+/// ```
 public enum NSBatchDeleteRequestResultType: UInt, Sendable {
     /// Whether the request succeeded (`result` is `true`).
     case resultTypeStatusOnly = 0

@@ -1,6 +1,11 @@
 import Foundation
 
 /// What an `NSBatchInsertRequest` returns in its result.
+///
+/// ```swift
+/// insert.resultType = .count
+/// let written = (try context.execute(insert) as? NSBatchInsertResult)?.result as? Int
+/// ```
 public enum NSBatchInsertRequestResultType: UInt, Sendable {
     /// Whether the request succeeded (`result` is `true`).
     case statusOnly = 0

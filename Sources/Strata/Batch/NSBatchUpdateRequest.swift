@@ -1,6 +1,11 @@
 import Foundation
 
 /// What an `NSBatchUpdateRequest` returns in its result.
+///
+/// ```swift
+/// update.resultType = .updatedObjectIDsResultType
+/// let ids = (try context.execute(update) as? NSBatchUpdateResult)?.result as? [NSManagedObjectID]
+/// ```
 public enum NSBatchUpdateRequestResultType: UInt, Sendable {
     /// Whether the request succeeded (`result` is `true`).
     case statusOnlyResultType = 0
