@@ -42,7 +42,13 @@ struct BatchRowBuilder {
         given.reserveCapacity(dictionary.count)
         for (key, value) in dictionary {
             let index = try attributeIndex(key, value: value)
-            values[index] = try Self.storedValue(value, for: attribute(at: index), entity: entity)
+            // A value already of the attribute's stored type (the usual case for rows built in
+            // Swift) is taken as it is, without trying the casts of coercion one by one.
+            if let expected = layout.storedTypes[index], ObjectIdentifier(type(of: value)) == expected {
+                values[index] = value
+            } else {
+                values[index] = try Self.storedValue(value, for: attribute(at: index), entity: entity)
+            }
             given.append(index)
         }
         for index in required where values[index] == nil {
@@ -71,7 +77,7 @@ struct BatchRowBuilder {
 
     /// The position of a key a batch insert may set.
     private func attributeIndex(_ key: String, value: Any) throws -> Int {
-        guard let index = layout.indexByName[key] else {
+        guard let index = layout.index(of: key) else {
             throw BatchError.invalidValue(value, key: key, entity: entity, reason: "names no property of the entity")
         }
         let property = layout.properties[index]

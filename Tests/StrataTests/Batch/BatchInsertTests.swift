@@ -39,7 +39,7 @@ extension BatchTests {
 
                 let second = NSBatchInsertRequest(
                     entity: try #require(stack.coordinator.managedObjectModel.entitiesByName["User"]),
-                    objects: [["id": "2", "name": "李四"], ["id": "3", "name": "王五"]])
+                    objects: [["id": "2", "name": "李四", "age": Int16(7)], ["id": "3", "name": "王五"]])
                 second.resultType = .count
                 #expect((try? context.execute(second) as? NSBatchInsertResult)?.result as? Int == 2)
 
@@ -54,6 +54,7 @@ extension BatchTests {
                 #expect(object.value(forKey: "city") as? String == "北京")
             }
             #expect(try stack.values("User", "name") == ["张三", "李四", "王五", "赵六"])
+            #expect(try stack.values("User", "age") == ["0", "0", "2", "7"])
         }
 
         @Test(arguments: BatchTests.storeTypes)
