@@ -89,6 +89,9 @@ extension NSManagedObjectContext {
         unregister(object)
         object.isInaccessible = true
         object.managedObjectContext = nil
+        // Its row is gone: without values and without a context, the object reads as empty,
+        // as Apple's does after a batch delete is merged.
+        object.turnIntoFault()
     }
 
     /// Starts or stops merging the saves of the coordinator's other contexts.

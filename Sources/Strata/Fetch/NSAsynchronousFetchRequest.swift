@@ -99,13 +99,24 @@ extension NSAsynchronousFetchRequest: AsynchronousStoreRequest {
 extension NSManagedObjectContext {
     /// Runs a request in the context's stores without changing the context's objects, and
     /// returns its result. An `NSAsynchronousFetchRequest` returns at once: its fetch runs
-    /// later on the context's queue.
+    /// later on the context's queue. Batch requests (`NSBatchInsertRequest`,
+    /// `NSBatchUpdateRequest`, `NSBatchDeleteRequest`) write the stores directly and return
+    /// their `NSBatch…Result`; batch inserts resolve unique values by this context's merge
+    /// policy.
+    ///
+    /// ```swift
+    /// let result = try context.execute(NSBatchDeleteRequest(objectIDs: ids)) as? NSBatchDeleteResult
+    /// ```
     ///
     /// Throws `NSPersistentStoreUnsupportedRequestTypeError` (134091) for requests Strata
     /// cannot run this way.
     public func execute(_ request: NSPersistentStoreRequest) throws -> NSPersistentStoreResult {
         if let asynchronous = request as? any AsynchronousStoreRequest {
             return asynchronous.start(in: self)
+        }
+        if let batch = request as? any BatchRequest {
+            guard let coordinator = persistentStoreCoordinator else { throw Self.noCoordinator() }
+            return try batch.execute(in: coordinator, context: self)
         }
         throw CoreDataError.make(
             NSPersistentStoreUnsupportedRequestTypeError, "\(type(of: request)) cannot be executed by a context.")

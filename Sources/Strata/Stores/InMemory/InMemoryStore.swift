@@ -22,8 +22,12 @@ class InMemoryStore: NSPersistentStore, @unchecked Sendable {
     }
 
     override func fetchSnapshots(_ plan: FetchPlan) throws -> [Snapshot] {
+        Self.matching(plan, in: state.withLock { $0.rows })
+    }
+
+    /// The rows of `rows` a fetch plan selects, in its order and page.
+    static func matching(_ plan: FetchPlan, in rows: [NSManagedObjectID: Snapshot]) -> [Snapshot] {
         let entities = Set(plan.entities.map(ObjectIdentifier.init))
-        let rows = state.withLock { $0.rows }
         let source = RowSource(
             row: { rows[$0] },
             related: { id, relationship in

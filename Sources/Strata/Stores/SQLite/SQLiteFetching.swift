@@ -133,7 +133,7 @@ extension SQLiteStore {
 
     // MARK: SQL and decoding
 
-    private func entityFilter(_ plan: FetchPlan, mapping: SQLiteStoreMapping) -> String? {
+    func entityFilter(_ plan: FetchPlan, mapping: SQLiteStoreMapping) -> String? {
         guard let root = mapping.mapping(for: plan.entity) else { return nil }
         let numbers = plan.entities.compactMap { mapping.mapping(for: $0)?.number }
         let inTable = plan.entity.rootEntity.selfAndDescendants.count

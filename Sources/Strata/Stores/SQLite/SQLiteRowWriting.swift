@@ -185,7 +185,7 @@ extension SQLiteStore {
     }
 
     /// Binds one column's value (two for a to-one with an entity column) from `parameter` on.
-    private func bind(
+    func bind(
         _ column: SQLiteEntityMapping.Column, of change: RowChange, to statement: SQLiteStatement, at parameter: inout Int32,
         store: SQLiteStoreMapping, resolve: (NSManagedObjectID) -> NSManagedObjectID, files: SQLiteExternalStorage
     ) throws {

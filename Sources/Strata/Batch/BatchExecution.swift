@@ -1,0 +1,179 @@
+import Foundation
+
+/// Running batch requests: the request is checked against the model, turned into a plan, and
+/// handed to the store that holds its entity, which writes it in one transaction of its own.
+/// No context changes: the app merges the returned IDs when it wants them seen.
+protocol BatchRequest {
+    func execute(
+        in coordinator: NSPersistentStoreCoordinator, context: NSManagedObjectContext
+    ) throws
+        -> NSPersistentStoreResult
+}
+
+extension NSPersistentStoreCoordinator {
+    /// Runs a request in the coordinator's stores for the context: batch insert, update and
+    /// delete requests return their `NSBatch…Result`, an `NSAsynchronousFetchRequest` its
+    /// asynchronous result.
+    ///
+    /// ```swift
+    /// let result = try coordinator.execute(NSBatchDeleteRequest(objectIDs: ids), with: context)
+    /// ```
+    ///
+    /// Throws `NSPersistentStoreUnsupportedRequestTypeError` (134091) for other requests.
+    public func execute(_ request: NSPersistentStoreRequest, with context: NSManagedObjectContext) throws -> Any {
+        if let batch = request as? any BatchRequest { return try batch.execute(in: self, context: context) }
+        if let asynchronous = request as? any AsynchronousStoreRequest { return asynchronous.start(in: context) }
+        throw BatchError.unsupported("\(type(of: request)) cannot be executed by a coordinator.")
+    }
+
+    /// The model's entity a request names.
+    fileprivate func batchEntity(named name: String, given entity: NSEntityDescription?) throws -> NSEntityDescription {
+        let found = entity.flatMap { managedObjectModel.entitiesByName[$0.name ?? ""] } ?? managedObjectModel.entitiesByName[name]
+        guard let found else {
+            throw CoreDataError.make(NSCoreDataError, "The batch request's entity \"\(name)\" is not in the coordinator's model.")
+        }
+        return found
+    }
+
+    /// The stores that run a batch request of the entity.
+    fileprivate func batchStores(for entity: NSEntityDescription, affectedStores: [NSPersistentStore]?) throws -> [any BatchStore]
+    {
+        let stores = stores(for: entity, affectedStores: affectedStores)
+        guard !stores.isEmpty else {
+            throw CoreDataError.make(
+                NSPersistentStoreOperationError, "No persistent store holds entity \(entity.name ?? "?").")
+        }
+        return try stores.map { store in
+            guard let batch = store as? any BatchStore else {
+                throw BatchError.unsupported("The \(store.type) store does not run batch requests.")
+            }
+            if store.isReadOnly {
+                throw CoreDataError.make(
+                    NSPersistentStoreSaveError, "The store at \(store.url?.path ?? "?") is read-only.",
+                    userInfo: [NSAffectedStoresErrorKey: [store]])
+            }
+            return batch
+        }
+    }
+}
+
+extension NSBatchInsertRequest: BatchRequest {
+    func execute(
+        in coordinator: NSPersistentStoreCoordinator, context: NSManagedObjectContext
+    ) throws
+        -> NSPersistentStoreResult
+    {
+        let entity = try coordinator.batchEntity(named: entityName, given: self.entity)
+        guard !entity.isAbstract else {
+            throw CoreDataError.make(NSCoreDataError, "Entity \(entity.name ?? "?") is abstract: rows cannot be inserted.")
+        }
+        // Inserts go to the first store that holds the entity, as a context's inserts do.
+        guard let store = try coordinator.batchStores(for: entity, affectedStores: nil).first else {
+            throw CoreDataError.make(NSPersistentStoreOperationError, "No persistent store holds entity \(entity.name ?? "?").")
+        }
+        let plan = BatchInsertPlan(
+            entity: entity, policy: context.resolvedMergePolicy.mergeType, collectsIDs: resultType == .objectIDs,
+            nextRow: try rowSource(BatchRowBuilder(entity: entity)))
+        let outcome = try store.batchInsert(plan)
+        switch resultType {
+        case .statusOnly: return NSBatchInsertResult(result: true, resultType: resultType)
+        case .count: return NSBatchInsertResult(result: outcome.count, resultType: resultType)
+        case .objectIDs: return NSBatchInsertResult(result: outcome.objectIDs, resultType: resultType)
+        }
+    }
+
+    /// Reads the request's rows one at a time, from its array or its handler.
+    private func rowSource(_ builder: BatchRowBuilder) throws -> () throws -> BatchRow? {
+        if let objects = objectsToInsert {
+            var iterator = objects.makeIterator()
+            return { try iterator.next().map(builder.row(from:)) }
+        }
+        if let handler = dictionaryHandler {
+            return {
+                let dictionary = NSMutableDictionary()
+                if handler(dictionary) { return nil }
+                var row: [String: Any] = [:]
+                for (key, value) in dictionary {
+                    guard let name = key as? String ?? (key as? NSString).map({ $0 as String }) else {
+                        throw BatchError.invalidValue(
+                            value, key: "\(key)", entity: builder.entity, reason: "has a key that is not a string")
+                    }
+                    row[name] = value
+                }
+                return try builder.row(from: row)
+            }
+        }
+        if let handler = managedObjectHandler {
+            let type = ManagedObjectClasses.objectClass(for: builder.entity)
+            return {
+                let object = type.init(entity: builder.entity, insertInto: nil)
+                if handler(object) { return nil }
+                return try builder.row(from: object)
+            }
+        }
+        throw CoreDataError.make(NSCoreDataError, "The batch insert request has no objects and no handler.")
+    }
+}
+
+extension NSBatchUpdateRequest: BatchRequest {
+    func execute(
+        in coordinator: NSPersistentStoreCoordinator, context: NSManagedObjectContext
+    ) throws
+        -> NSPersistentStoreResult
+    {
+        let entity = try coordinator.batchEntity(named: entityName, given: self.entity)
+        let assignments = try BatchRowBuilder(entity: entity).assignments(propertiesToUpdate ?? [:])
+        var predicate: PredicateNode?
+        if let given = self.predicate { predicate = try PredicateConversion.node(of: given) }
+        let fetch = FetchPlan(
+            entity: entity, includesSubentities: includesSubentities, sortKeys: [], limit: 0, offset: 0,
+            predicate: predicate)
+        let plan = BatchUpdatePlan(
+            fetch: fetch, assignments: assignments, collectsIDs: resultType == .updatedObjectIDsResultType)
+        var outcome = BatchOutcome()
+        if !assignments.isEmpty {
+            for store in try coordinator.batchStores(for: entity, affectedStores: nil) {
+                outcome.add(try store.batchUpdate(plan))
+            }
+        }
+        switch resultType {
+        case .statusOnlyResultType: return NSBatchUpdateResult(result: true, resultType: resultType)
+        case .updatedObjectsCountResultType: return NSBatchUpdateResult(result: outcome.count, resultType: resultType)
+        case .updatedObjectIDsResultType: return NSBatchUpdateResult(result: outcome.objectIDs, resultType: resultType)
+        }
+    }
+}
+
+extension NSBatchDeleteRequest: BatchRequest {
+    func execute(
+        in coordinator: NSPersistentStoreCoordinator, context: NSManagedObjectContext
+    ) throws
+        -> NSPersistentStoreResult
+    {
+        var outcome = BatchOutcome()
+        if let objectIDs {
+            // Each store deletes its own objects; IDs of other coordinators are left alone.
+            var byStore: [ObjectIdentifier: (store: any BatchStore, ids: [NSManagedObjectID])] = [:]
+            for id in objectIDs where !id.isTemporaryID {
+                guard let store = id.persistentStore, store.persistentStoreCoordinator === coordinator else { continue }
+                guard let batch = try coordinator.batchStores(for: id.entity, affectedStores: [store]).first else { continue }
+                byStore[ObjectIdentifier(store), default: (batch, [])].ids.append(id)
+            }
+            for (_, group) in byStore {
+                let plan = BatchDeletePlan(fetch: nil, objectIDs: group.ids, collectsIDs: resultType == .resultTypeObjectIDs)
+                outcome.add(try group.store.batchDelete(plan))
+            }
+        } else {
+            let fetch = try context.fetchPlan(for: fetchRequest)
+            let plan = BatchDeletePlan(fetch: fetch, objectIDs: [], collectsIDs: resultType == .resultTypeObjectIDs)
+            for store in try coordinator.batchStores(for: fetch.entity, affectedStores: fetchRequest.affectedStores) {
+                outcome.add(try store.batchDelete(plan))
+            }
+        }
+        switch resultType {
+        case .resultTypeStatusOnly: return NSBatchDeleteResult(result: true, resultType: resultType)
+        case .resultTypeCount: return NSBatchDeleteResult(result: outcome.count, resultType: resultType)
+        case .resultTypeObjectIDs: return NSBatchDeleteResult(result: outcome.objectIDs, resultType: resultType)
+        }
+    }
+}

@@ -1,0 +1,153 @@
+import Foundation
+
+/// Checks the values of batch requests against the model and brings them to the form stores
+/// write: a wrong type, an unknown key, a relationship, a derived or transient attribute, or
+/// no value for a required attribute without default is an `NSError`, before anything is
+/// written.
+struct BatchRowBuilder {
+    let entity: NSEntityDescription
+    private let layout: EntityLayout
+    /// The row every insert starts from: attribute defaults, empty to-many relationships.
+    private let template: ValueRow
+    /// Stored attributes that need a value.
+    private let required: [Int]
+
+    init(entity: NSEntityDescription) {
+        self.entity = entity
+        layout = entity.layout
+        var template = ValueRow(shape: layout.valueShape)
+        var required: [Int] = []
+        for index in layout.persistentIndexes {
+            switch layout.kinds[index] {
+            case .attribute:
+                guard let attribute = layout.properties[index] as? NSAttributeDescription else { continue }
+                template[index] = attribute.defaultValue
+                if !attribute.isOptional && !(attribute is NSDerivedAttributeDescription) && attribute.defaultValue == nil {
+                    required.append(index)
+                }
+            case .toMany:
+                template[index] = [NSManagedObjectID]()
+            default:
+                continue
+            }
+        }
+        self.template = template
+        self.required = required
+    }
+
+    /// The row a dictionary describes.
+    func row(from dictionary: [String: Any]) throws -> BatchRow {
+        var values = template
+        var given: [Int] = []
+        given.reserveCapacity(dictionary.count)
+        for (key, value) in dictionary {
+            let index = try attributeIndex(key, value: value)
+            // A value already of the attribute's stored type (the usual case for rows built in
+            // Swift) is taken as it is, without trying the casts of coercion one by one.
+            if let expected = layout.storedTypes[index], ObjectIdentifier(type(of: value)) == expected {
+                values[index] = value
+            } else {
+                values[index] = try Self.storedValue(value, for: attribute(at: index), entity: entity)
+            }
+            given.append(index)
+        }
+        for index in required where values[index] == nil {
+            throw BatchError.missing(layout.properties[index].name, entity: entity)
+        }
+        given.sort()
+        return BatchRow(values: values, given: given)
+    }
+
+    /// The row a handler's object describes: its attributes as set (others keep defaults).
+    func row(from object: NSManagedObject) throws -> BatchRow {
+        var dictionary: [String: Any] = [:]
+        for (index, property) in layout.properties.enumerated() {
+            switch layout.kinds[index] {
+            case .attribute where !property.isTransient && !(property is NSDerivedAttributeDescription):
+                if let value = object.value(forKey: property.name) { dictionary[property.name] = value }
+            case .toOne where object.value(forKey: property.name) != nil:
+                throw BatchError.invalidValue(
+                    nil, key: property.name, entity: entity, reason: "is a relationship, which a batch insert cannot set")
+            default:
+                continue
+            }
+        }
+        return try row(from: dictionary)
+    }
+
+    /// The position of a key a batch insert may set.
+    private func attributeIndex(_ key: String, value: Any) throws -> Int {
+        guard let index = layout.index(of: key) else {
+            throw BatchError.invalidValue(value, key: key, entity: entity, reason: "names no property of the entity")
+        }
+        let property = layout.properties[index]
+        guard layout.kinds[index] == .attribute else {
+            throw BatchError.invalidValue(
+                value, key: key, entity: entity, reason: "is for a relationship, which a batch insert cannot set")
+        }
+        guard !property.isTransient, !(property is NSDerivedAttributeDescription) else {
+            throw BatchError.invalidValue(value, key: key, entity: entity, reason: "is for an attribute that is not stored")
+        }
+        return index
+    }
+
+    private func attribute(at index: Int) -> NSAttributeDescription {
+        // `attributeIndex` only gives positions of attributes.
+        layout.properties[index] as? NSAttributeDescription ?? NSAttributeDescription()
+    }
+
+    /// A value in an attribute's stored form (`nil` for `NSNull`), or an error when it is not
+    /// of the attribute's type.
+    static func storedValue(_ value: Any?, for attribute: NSAttributeDescription, entity: NSEntityDescription) throws -> Any? {
+        guard let value, !ManagedValueCoercion.isNull(value) else {
+            if !attribute.isOptional { throw BatchError.missing(attribute.name, entity: entity) }
+            return nil
+        }
+        switch attribute.attributeType {
+        case .transformableAttributeType, .undefinedAttributeType, .objectIDAttributeType, .compositeAttributeType:
+            return value
+        default:
+            guard let stored = ManagedValueCoercion.attributeValue(value, type: attribute.attributeType) else {
+                throw BatchError.invalidValue(
+                    value, key: attribute.name, entity: entity,
+                    reason: "is not of the attribute's type (\(attribute.attributeType.rawValue))")
+            }
+            return stored
+        }
+    }
+
+    /// The assignments of a batch update's `propertiesToUpdate`.
+    func assignments(_ properties: [AnyHashable: Any]) throws -> [BatchAssignment] {
+        var result: [BatchAssignment] = []
+        for (key, value) in properties {
+            let name: String
+            switch key.base {
+            case let text as String: name = text
+            case let property as NSPropertyDescription: name = property.name
+            default:
+                throw BatchError.invalidValue(value, key: "\(key)", entity: entity, reason: "has a key that is not a property")
+            }
+            guard let index = layout.indexByName[name] else {
+                throw BatchError.invalidValue(value, key: name, entity: entity, reason: "names no property of the entity")
+            }
+            guard layout.kinds[index] == .attribute, let attribute = layout.properties[index] as? NSAttributeDescription,
+                !attribute.isTransient, !(attribute is NSDerivedAttributeDescription)
+            else {
+                throw BatchError.invalidValue(
+                    value, key: name, entity: entity, reason: "is not a stored attribute, which a batch update can set")
+            }
+            if let expression = value as? NSExpression {
+                if case .constant = expression.node {
+                    let stored = try Self.storedValue(expression.constantValue, for: attribute, entity: entity)
+                    result.append(.init(index: index, attribute: attribute, value: .constant(stored)))
+                } else {
+                    result.append(.init(index: index, attribute: attribute, value: .expression(expression.node)))
+                }
+            } else {
+                let stored = try Self.storedValue(value, for: attribute, entity: entity)
+                result.append(.init(index: index, attribute: attribute, value: .constant(stored)))
+            }
+        }
+        return result.sorted { $0.index < $1.index }
+    }
+}
