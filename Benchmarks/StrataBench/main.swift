@@ -174,7 +174,7 @@ func main() throws {
                 verdict: "–"))
     }
     lines += zip(memoryCases, peaks).map { Report.memory($0.item, kilobytes: $1) }
-    let order = ["B1", "B2", "B3", "B4", "B5", "B6", "B7", "B8", "B9", "B10", "B11", "B11s", "M1", "M2"]
+    let order = ["B1", "B2", "B3", "B4", "B5", "B6", "B7", "B8", "B9", "B9c", "B10", "B11", "B11s", "M1", "M2"]
     lines = lines.enumerated().sorted { a, b in
         let x = order.firstIndex(of: a.element.id) ?? 99
         let y = order.firstIndex(of: b.element.id) ?? 99
