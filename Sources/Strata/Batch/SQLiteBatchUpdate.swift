@@ -98,8 +98,8 @@ extension SQLiteStore {
                     parts.append(SQLFragment(sql: "\(column.name) = NULL", arguments: []))
                     continue
                 }
-                value = SQLFragment(
-                    sql: "?", arguments: [try SQLiteValueCodec.encode(constant, attribute: assignment.attribute, external: files)])
+                let encoded = try SQLiteValueCodec.encode(constant, attribute: assignment.attribute, external: files)
+                value = SQLFragment(sql: "?", arguments: [encoded])
             case .expression(let expression):
                 guard !external else {
                     // A computed value would be written without the marker byte that tells an
