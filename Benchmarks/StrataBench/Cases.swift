@@ -142,6 +142,13 @@ enum Catalog {
                 id: "M2", work: "peak, \(n(sizes.large)) rows, pages of \(n(sizes.pageSize)) + reset",
                 goal: .megabytes(10),
                 runs: [.raw: RawCases.iterate, .grdb: GRDBCases.iterate, .strata: StrataCases.iteratePaged]),
+            MemoryCase(
+                id: "M3", work: "peak, batch insert \(n(sizes.large)) rows (dictionary handler)", goal: .megabytes(20),
+                runs: [
+                    .raw: { try RawCases.insert($0.inserting($0.sizes.large)).checksum },
+                    .grdb: { try GRDBCases.insert($0.inserting($0.sizes.large)).checksum },
+                    .strata: { try BatchCases.strataInsert($0.inserting($0.sizes.large)).checksum },
+                ]),
         ]
     }
 }

@@ -11,9 +11,11 @@ extension NSManagedObjectContext {
     /// the store's error; the context keeps its changes then.
     public func save() throws {
         processPendingChanges()
-        guard hasChanges || (persistentStoreCoordinator?.persistentStores.contains { $0.metadataNeedsSaving } ?? false)
+        let metadataNeedsSaving =
+            parent == nil && (persistentStoreCoordinator?.persistentStores.contains { $0.metadataNeedsSaving } ?? false)
+        guard hasChanges || metadataNeedsSaving
         else { return }
-        guard let store = objectStore else { throw Self.noCoordinator() }
+        guard let store = objectStore else { throw noStoreError }
 
         NotificationCenter.default.post(name: .NSManagedObjectContextWillSave, object: self)
         // Each list is taken before its objects run: `willSave` may change the context's sets.
@@ -142,7 +144,7 @@ extension NSManagedObjectContext {
     /// The object's own array is the start: its stored attributes are already in store form,
     /// so that an entity without relationships or transient attributes shares the array
     /// instead of copying it value by value.
-    private func storeValues(of object: NSManagedObject) -> ValueRow {
+    func storeValues(of object: NSManagedObject) -> ValueRow {
         let layout = object.layout
         guard object.values.count == layout.properties.count else {
             var values = ValueRow(shape: layout.valueShape)

@@ -42,8 +42,59 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     /// How the context runs its work.
     public let concurrencyType: ConcurrencyType
-    /// The coordinator whose stores the context fetches from and saves to.
-    open var persistentStoreCoordinator: NSPersistentStoreCoordinator?
+    /// The coordinator whose stores the context fetches from and saves to; for a child
+    /// context, its parent's. A context has either a coordinator or a parent: setting one when
+    /// the other is set is refused, as Apple's framework refuses it, and the context's fetches
+    /// and saves then throw an error that says so.
+    open var persistentStoreCoordinator: NSPersistentStoreCoordinator? {
+        get { parentStorage?.persistentStoreCoordinator ?? coordinatorStorage }
+        set {
+            guard parentStorage == nil || newValue == nil else {
+                return refuseConfiguration("The context already has a parent context; it cannot also have a coordinator.")
+            }
+            coordinatorStorage = newValue
+        }
+    }
+
+    /// The context a child context fetches from and saves to: a child's `save()` pushes its
+    /// changes into the parent, which saves them on; its fetches see the parent's unsaved
+    /// changes. Setting a parent on a context that has a coordinator, a parent, or is the
+    /// parent's own ancestor is refused (see `persistentStoreCoordinator`).
+    ///
+    /// ```swift
+    /// let scratch = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+    /// scratch.parent = viewContext
+    /// ```
+    open var parent: NSManagedObjectContext? {
+        get { parentStorage }
+        set {
+            guard newValue !== parentStorage else { return }
+            if coordinatorStorage != nil, newValue != nil {
+                return refuseConfiguration("The context already has a coordinator; it cannot also have a parent context.")
+            }
+            if parentStorage != nil, newValue != nil {
+                return refuseConfiguration("The context already has a parent context; it cannot be given another.")
+            }
+            var ancestor = newValue
+            while let context = ancestor {
+                if context === self { return refuseConfiguration("A context cannot be its own ancestor.") }
+                ancestor = context.parentStorage
+            }
+            parentStorage = newValue
+            parentStore = newValue.map(ParentContextStore.init)
+            updateAutomaticMerging()
+        }
+    }
+    private var coordinatorStorage: NSPersistentStoreCoordinator?
+    private var parentStorage: NSManagedObjectContext?
+    /// The parent as the store of this context.
+    private var parentStore: ParentContextStore?
+    /// Why the context cannot fetch or save: a coordinator and a parent were both given.
+    private(set) var configurationError: NSError?
+
+    private func refuseConfiguration(_ message: String) {
+        configurationError = CoreDataError.make(NSCoreDataError, message)
+    }
     /// A name that notifications and persistent history record.
     open var name: String?
     /// How old (in seconds) a row cached by the coordinator may be for a fault of this
@@ -135,8 +186,13 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         self.init(concurrencyType: type)
     }
 
-    /// The layer the context fetches from and saves to.
-    var objectStore: (any ObjectStore)? { persistentStoreCoordinator }
+    /// The layer the context fetches from and saves to: the parent context, or the
+    /// coordinator; none while the context's configuration was refused.
+    var objectStore: (any ObjectStore)? {
+        guard configurationError == nil else { return nil }
+        if let parentStore { return parentStore }
+        return coordinatorStorage
+    }
     var model: NSManagedObjectModel? { objectStore?.managedObjectModel }
 
     // MARK: State
@@ -327,7 +383,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     /// Gives new objects permanent IDs now, so that their URIs can be kept before saving.
     open func obtainPermanentIDs(for objects: [NSManagedObject]) throws {
-        guard let store = objectStore else { throw Self.noCoordinator() }
+        guard let store = objectStore else { throw noStoreError }
         let temporary = objects.filter { $0.managedObjectContext === self && $0.objectID.isTemporaryID }
         guard !temporary.isEmpty else { return }
         let ids = try store.obtainPermanentIDs(for: temporary.map { ($0.entity, assignments[$0.objectID]) })
@@ -337,6 +393,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     static func noCoordinator() -> NSError {
         CoreDataError.make(NSPersistentStoreSaveError, "The context has no persistent store coordinator.")
     }
+
+    /// Why there is no store to fetch from or save to.
+    var noStoreError: NSError { configurationError ?? Self.noCoordinator() }
 
     // MARK: Refreshing and discarding
 
