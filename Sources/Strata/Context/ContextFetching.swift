@@ -326,7 +326,7 @@ extension NSManagedObjectContext {
     /// An object's row from the store's side: the coordinator's cached row when it is no
     /// older than `stalenessInterval` allows (any age when it is negative), else the store's.
     func storedSnapshot(for objectID: NSManagedObjectID) throws -> Snapshot? {
-        if stalenessInterval >= 0, let coordinator = persistentStoreCoordinator {
+        if stalenessInterval >= 0, generationToken == nil, parent == nil, let coordinator = persistentStoreCoordinator {
             return try coordinator.snapshot(for: objectID, maximumAge: stalenessInterval)
         }
         return try objectStore?.snapshot(for: objectID)

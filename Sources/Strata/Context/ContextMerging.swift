@@ -8,6 +8,7 @@ extension NSManagedObjectContext {
     /// Merges the changes a `NSManagedObjectContextDidSave` notification of another context
     /// describes. Call it on this context's queue.
     public func mergeChanges(fromContextDidSave notification: Notification) {
+        advanceQueryGeneration()
         let changes = SavedObjectIDs(notification.userInfo ?? [:])
         merge(changes)
     }
@@ -112,7 +113,10 @@ extension NSManagedObjectContext {
             else { return }
             // Read the IDs now, on the saving context's queue; merge on this context's queue.
             let changes = SavedObjectIDs(notification.userInfo ?? [:])
-            self.perform { self.merge(changes) }
+            self.perform {
+                self.advanceQueryGeneration()
+                self.merge(changes)
+            }
         }
     }
 }

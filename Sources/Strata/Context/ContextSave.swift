@@ -81,17 +81,28 @@ extension NSManagedObjectContext {
             deleted: notifiedSets.set(of: saved.deleted, in: \.deleted)
         )
         clearChanges()
+        advanceQueryGeneration()
         for objects in [saved.inserted, saved.updated, saved.deleted] {
             for object in objects { object.didSave() }
         }
         NotificationCenter.default.post(
             name: .NSManagedObjectContextDidSave, object: self,
-            userInfo: [
-                NSInsertedObjectsKey: sets.inserted, NSUpdatedObjectsKey: sets.updated, NSDeletedObjectsKey: sets.deleted,
-            ])
+            userInfo: savedUserInfo(sets))
         postObjectIDs(
             Self.didSaveObjectIDsNotification, inserted: saved.inserted.map(\.objectID),
             updated: saved.updated.map(\.objectID), deleted: saved.deleted.map(\.objectID))
+    }
+
+    /// The user info of `NSManagedObjectContextDidSave`: the saved objects, and the context's
+    /// new query generation when it is pinned.
+    private func savedUserInfo(
+        _ sets: (inserted: Set<NSManagedObject>, updated: Set<NSManagedObject>, deleted: Set<NSManagedObject>)
+    ) -> [AnyHashable: Any] {
+        var info: [AnyHashable: Any] = [
+            NSInsertedObjectsKey: sets.inserted, NSUpdatedObjectsKey: sets.updated, NSDeletedObjectsKey: sets.deleted,
+        ]
+        if let generationToken { info[NotificationKey.queryGeneration.rawValue] = generationToken }
+        return info
     }
 
     /// Objects whose entity is not in the model cannot be saved (a class that no model

@@ -191,8 +191,12 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     var objectStore: (any ObjectStore)? {
         guard configurationError == nil else { return nil }
         if let parentStore { return parentStore }
+        guard let coordinatorStorage else { return nil }
+        if let generation = generationToken?.generation { return GenerationStore(coordinatorStorage, generation: generation) }
         return coordinatorStorage
     }
+    /// The generation the context is pinned to (`setQueryGenerationFrom(_:)`).
+    var generationToken: NSQueryGenerationToken?
     var model: NSManagedObjectModel? { objectStore?.managedObjectModel }
 
     // MARK: State
@@ -428,6 +432,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     /// Refreshes every registered object, keeping unsaved changes.
     open func refreshAllObjects() {
+        advanceQueryGeneration()
         for object in registeredObjects { refresh(object, mergeChanges: true) }
     }
 
@@ -454,6 +459,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     /// Forgets every object: they become faults detached from the context.
     open func reset() {
+        advanceQueryGeneration()
         let forgotten = registry.keys.map(\.objectID)
         for object in registeredObjects {
             object.turnIntoFault()
