@@ -73,7 +73,8 @@ final class QueryGeneration: @unchecked Sendable {
             } else {
                 throw CoreDataError.make(
                     NSPersistentStoreUnsupportedRequestTypeError,
-                    "Query generations need a SQLite store in a file (in WAL mode); \(store.url?.path ?? "this store") is in memory.")
+                    "Query generations need a SQLite store in a file (in WAL mode); \(store.url?.path ?? "this store") is in memory."
+                )
             }
             readers[ObjectIdentifier(store)] = reader
             return reader

@@ -98,9 +98,10 @@ import Testing
     }
 
     @Test func storesWithoutGenerationsRefuseAPinnedRead() throws {
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: NSManagedObjectModel {
-            Entity("Entry") { Attribute("text", .stringAttributeType) }
-        })
+        let coordinator = NSPersistentStoreCoordinator(
+            managedObjectModel: NSManagedObjectModel {
+                Entity("Entry") { Attribute("text", .stringAttributeType) }
+            })
         try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil)
         let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
