@@ -66,9 +66,10 @@ struct Options {
         return scaled
     }
 
-    /// Whether the case runs; B11s compares itself with B11, which runs with it.
+    /// Whether the case runs; a growth row (B11s, B11os) compares itself with its full-size
+    /// case (B11, B11o), which runs with it.
     func includes(_ id: String) -> Bool {
-        only.map { $0.contains(id.uppercased()) || (id == "B11" && $0.contains("B11S")) } ?? true
+        only.map { $0.contains(id.uppercased()) || $0.contains(id.uppercased() + "S") } ?? true
     }
 }
 
@@ -162,9 +163,12 @@ func main() throws {
         .map { (index: $0.offset, item: $0.element) }
     let peaks = try runMemory(memoryCases, options: options)
 
-    let full = zip(timed, medians).first { $0.0.id == "B11" }
-    var lines = zip(timed, medians).map { item, medians in
-        guard case .perObjectGrowth = item.goal, let full else { return Report.timed(item, medians: medians) }
+    let results = Array(zip(timed, medians))
+    var lines = results.map { item, medians in
+        // A growth row's full-size case is the one named without its last letter.
+        guard case .perObjectGrowth = item.goal, let full = results.first(where: { $0.0.id == item.id.dropLast() }) else {
+            return Report.timed(item, medians: medians)
+        }
         return Report.growth(item, medians: medians, full: full)
     }
     for entry in Catalog.unavailable where options.includes(entry.id) {
@@ -174,7 +178,9 @@ func main() throws {
                 verdict: "–"))
     }
     lines += zip(memoryCases, peaks).map { Report.memory($0.item, kilobytes: $1) }
-    let order = ["B1", "B2", "B3", "B4", "B5", "B6", "B7", "B8", "B9", "B9c", "B10", "B11", "B11s", "M1", "M2", "M3"]
+    let order = [
+        "B1", "B2", "B3", "B4", "B5", "B6", "B7", "B8", "B9", "B9c", "B10", "B11", "B11s", "B11o", "B11os", "M1", "M2", "M3",
+    ]
     lines = lines.enumerated().sorted { a, b in
         let x = order.firstIndex(of: a.element.id) ?? 99
         let y = order.firstIndex(of: b.element.id) ?? 99
@@ -184,6 +190,7 @@ func main() throws {
     for line in lines { print(Report.render(line)) }
     print("\nB6: time per query, and Strata's and GRDB's microseconds over raw. B7: raw is the best SQL (one join).")
     print("B11s: each stack's time per to-do at a tenth of B11's size and at B11's, and their ratio.")
+    print("B11o: inserts at random positions of one ordered to-many, one save; B11os: time per insert, as B11s.")
     print("M1, M2, M3: peak resident memory above a child process that starts alike and does no work.")
 }
 

@@ -56,13 +56,26 @@ extension NSManagedObject {
     /// came and went, `didChangeValue`, and the property counts as changed even when nothing
     /// came or went. Each object costs the same however many the relationship holds.
     func changeToMany(at index: Int, adding added: [NSManagedObject], removing removed: [NSManagedObject]) {
+        changeToMany(at: index) { members in
+            var left: [NSManagedObject] = []
+            for object in removed where members.remove(object) { left.append(object) }
+            var came: [NSManagedObject] = []
+            for object in added where members.append(object) { came.append(object) }
+            return (left, came)
+        }
+    }
+
+    /// Changes a to-many relationship in place through `change`, which edits its members and
+    /// returns the objects that left and came, with the notifications, change tracking and
+    /// inverse upkeep of `changeToMany(at:adding:removing:)`. Changes at a position of an
+    /// ordered relationship (`insert(_:at:)` of its mutable ordered set, the generated
+    /// `insertIntoChapters(_:at:)`) come here.
+    func changeToMany(
+        at index: Int, _ change: (ToManyMembers) -> (left: [NSManagedObject], came: [NSManagedObject])
+    ) {
         let key = layout.name(at: index)
         willChangeValue(forKey: key)
-        let members = toManyMembers(at: index)
-        var left: [NSManagedObject] = []
-        for object in removed where members.remove(object) { left.append(object) }
-        var came: [NSManagedObject] = []
-        for object in added where members.append(object) { came.append(object) }
+        let (left, came) = change(toManyMembers(at: index))
         changedIndexes.insert(index)
         eventChangedIndexes.insert(index)
         if let inverse = (layout.properties[index] as? NSRelationshipDescription)?.inverseRelationship {

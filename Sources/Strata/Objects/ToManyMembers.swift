@@ -7,20 +7,22 @@
 /// (the copy cast out of the `Any` shares its buffer), so each link copied the whole
 /// relationship: linking 10k to-dos to one tag copied 50M references.
 ///
+/// An unordered relationship keeps its objects in an array, in any order: a removed object's
+/// slot takes the last object. An ordered one keeps them in an `OrderedMemberTree`, where
+/// changes at a position cost O(log n) too.
+///
 /// Members belong to one object: only that object's values hold them (a save's copy of the
 /// values replaces them with IDs), which is what lets them change in place.
 final class ToManyMembers {
-    /// The objects, in order for an ordered relationship. `nil` marks where an object of an
-    /// ordered relationship was removed: the others keep their slots (and their entries in
-    /// `positions`), and the holes go all at once when they are half the slots. An unordered
-    /// relationship has no holes: its last object takes the removed one's slot.
-    private var slots: [NSManagedObject?]
-    private var holes = 0
+    /// The objects of an unordered relationship.
+    private var slots: [NSManagedObject] = []
     /// Each object's slot, by identity; made when the relationship passes `tableThreshold`
     /// objects (below that, a scan is as quick, and most relationships stay small).
     private var positions: [ObjectIdentifier: Int]?
-    let isOrdered: Bool
-    /// The objects without holes, made at the first read after a change.
+    /// The objects of an ordered relationship.
+    private let tree: OrderedMemberTree?
+    var isOrdered: Bool { tree != nil }
+    /// The objects as an array, made at the first read after a change.
     private var dense: [NSManagedObject]?
     /// The `NSSet` or `NSOrderedSet` last read, until the next change: it is immutable, so
     /// every reader until then can share it.
@@ -28,16 +30,21 @@ final class ToManyMembers {
 
     static let tableThreshold = 16
 
-    /// Members holding `objects`, which are distinct.
-    init(_ objects: [NSManagedObject], ordered: Bool) {
-        slots = objects.map { $0 }
+    /// Members holding `objects`, which are distinct. `treeCapacity` sets the leaves of an
+    /// ordered relationship's tree (tests make them small).
+    init(_ objects: [NSManagedObject], ordered: Bool, treeCapacity: Int = OrderedMemberTree.defaultCapacity) {
         dense = objects
-        isOrdered = ordered
-        if objects.count > Self.tableThreshold { makeTable() }
+        if ordered {
+            tree = OrderedMemberTree(objects, capacity: treeCapacity)
+        } else {
+            tree = nil
+            slots = objects
+            if objects.count > Self.tableThreshold { makeTable() }
+        }
     }
 
     /// How many objects the relationship holds.
-    var count: Int { slots.count - holes }
+    var count: Int { tree?.count ?? slots.count }
 
     /// Whether `objects` reads without making the array (it was made since the last change).
     var hasObjects: Bool { dense != nil }
@@ -45,20 +52,28 @@ final class ToManyMembers {
     /// The objects in order (any order when unordered).
     var objects: [NSManagedObject] {
         if let dense { return dense }
-        let made = slots.compactMap { $0 }
+        let made = tree?.objects ?? slots
         dense = made
         return made
     }
 
-    func contains(_ object: NSManagedObject) -> Bool { slot(of: object) != nil }
+    func contains(_ object: NSManagedObject) -> Bool {
+        if let tree { return tree.contains(object) }
+        return slot(of: object) != nil
+    }
 
     /// Adds `object` at the end; `false` when it is already there.
     @discardableResult
     func append(_ object: NSManagedObject) -> Bool {
-        guard slot(of: object) == nil else { return false }
-        slots.append(object)
-        positions?[ObjectIdentifier(object)] = slots.count - 1
-        if positions == nil && count > Self.tableThreshold { makeTable() }
+        if let tree {
+            guard !tree.contains(object) else { return false }
+            tree.append(object)
+        } else {
+            guard slot(of: object) == nil else { return false }
+            slots.append(object)
+            positions?[ObjectIdentifier(object)] = slots.count - 1
+            if positions == nil && slots.count > Self.tableThreshold { makeTable() }
+        }
         changed()
         return true
     }
@@ -66,17 +81,13 @@ final class ToManyMembers {
     /// Removes `object`; `false` when it is not there.
     @discardableResult
     func remove(_ object: NSManagedObject) -> Bool {
-        guard let slot = slot(of: object) else { return false }
-        positions?[ObjectIdentifier(object)] = nil
-        if isOrdered {
-            slots[slot] = nil
-            holes += 1
-            // Dropping the holes costs a pass over the slots, paid for by the removals since
-            // the last pass, which are at least as many as the objects left.
-            if holes > Self.tableThreshold && holes * 2 > slots.count { compact() }
+        if let tree {
+            guard tree.remove(object) else { return false }
         } else {
+            guard let slot = slot(of: object) else { return false }
+            positions?[ObjectIdentifier(object)] = nil
             let last = slots.removeLast()
-            if slot < slots.count, let last {
+            if slot < slots.count {
                 slots[slot] = last
                 positions?[ObjectIdentifier(last)] = slot
             }
@@ -97,18 +108,56 @@ final class ToManyMembers {
 
     private func makeTable() {
         var table = [ObjectIdentifier: Int](minimumCapacity: slots.count)
-        for (slot, object) in slots.enumerated() {
-            if let object { table[ObjectIdentifier(object)] = slot }
-        }
+        for (slot, object) in slots.enumerated() { table[ObjectIdentifier(object)] = slot }
         positions = table
     }
+}
 
-    /// Drops the holes of an ordered relationship, renumbering the slots.
-    private func compact() {
-        slots.removeAll { $0 == nil }
-        holes = 0
-        if positions != nil { makeTable() }
+/// Changes at a position, for ordered relationships only (an unordered relationship's members
+/// have no order to keep: these answer as an empty relationship and change nothing).
+extension ToManyMembers {
+    /// The object at `index`, which is less than `count`.
+    func object(at index: Int) -> NSManagedObject? { tree?.object(at: index) }
+
+    /// The position of `object`, or `nil` when it is not there.
+    func index(of object: NSManagedObject) -> Int? { tree?.index(of: object) }
+
+    /// Inserts `object` at `index` (at most `count`); `false` when it is already there, as
+    /// `NSMutableOrderedSet` refuses a duplicate.
+    @discardableResult
+    func insert(_ object: NSManagedObject, at index: Int) -> Bool {
+        precondition(index >= 0 && index <= count, "index \(index) beyond bounds [0 .. \(count)]")
+        guard let tree, !tree.contains(object) else { return false }
+        tree.insert(object, at: index)
+        changed()
+        return true
     }
+
+    /// Removes the object at `index` (less than `count`) and returns it.
+    @discardableResult
+    func remove(at index: Int) -> NSManagedObject? {
+        guard let tree else { return nil }
+        let removed = tree.remove(at: index)
+        changed()
+        return removed
+    }
+
+    /// Replaces the object at `index` (less than `count`) with `object` and returns the object
+    /// replaced; `nil` (nothing changed) when `object` is already there, at that position or
+    /// another.
+    @discardableResult
+    func replace(at index: Int, with object: NSManagedObject) -> NSManagedObject? {
+        precondition(index >= 0 && index < count, "index \(index) beyond bounds [0 .. \(count - 1)]")
+        guard let tree, !tree.contains(object) else { return nil }
+        let replaced = tree.replace(at: index, with: object)
+        changed()
+        return replaced
+    }
+
+    #if DEBUG
+        /// The ordered relationship's tree, for tests.
+        var orderedTree: OrderedMemberTree? { tree }
+    #endif
 }
 
 extension ToManyMembers {
@@ -121,10 +170,12 @@ extension ToManyMembers {
 
     /// The members a to-many position holds, told by the value's type: a failed `as?` from the
     /// array a loaded relationship holds tries Foundation's bridging first (1,400 instructions
-    /// at each read of B7's relationships).
+    /// at each read of B7's relationships). Once the type is known, `as?` takes the runtime's
+    /// path for identical types (400 instructions); `as AnyObject` would ask for bridging
+    /// (2,800, at every link of B11).
     @inline(__always)
     static func held(in value: Any?) -> ToManyMembers? {
         guard let value, ObjectIdentifier(type(of: value)) == ObjectIdentifier(ToManyMembers.self) else { return nil }
-        return unsafeDowncast(value as AnyObject, to: ToManyMembers.self)
+        return value as? ToManyMembers
     }
 }

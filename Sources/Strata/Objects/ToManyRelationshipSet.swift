@@ -110,9 +110,14 @@ final class ToManyRelationshipSet: NSMutableSet {
 }
 
 /// The mutable ordered set `mutableOrderedSetValue(forKey:)` returns: a live view of an
-/// ordered to-many relationship. Appending and removing an object change it in place, as
-/// `ToManyRelationshipSet` does; changes at an index set the whole changed set through
-/// `setValue(_:forKey:)`.
+/// ordered to-many relationship. Appending and removing an object, and inserting, removing,
+/// replacing and reading one at an index, work on the relationship in place, as
+/// `ToManyRelationshipSet` does, at O(log n) each (`OrderedMemberTree`); the generated
+/// `insertIntoChapters(_:at:)`, `removeFromChapters(at:)` and `replaceChapters(at:with:)` come
+/// here. Other changes set the whole changed set through `setValue(_:forKey:)`.
+///
+/// As `NSMutableOrderedSet` does, inserting an object already there changes nothing, and so
+/// does replacing an object with one already there (at that index or another).
 final class OrderedToManyRelationshipSet: NSMutableOrderedSet {
     private let relationship: (object: NSManagedObject, key: String)?
     private var detached: [Any] = []
@@ -158,12 +163,46 @@ final class OrderedToManyRelationshipSet: NSMutableOrderedSet {
         defer { object.didAccessValue(forKey: object.layout.name(at: index)) }
         return object.toManyCount(at: index)
     }
-    override func object(at index: Int) -> Any { current.object(at: index) }
-    override func index(of element: Any) -> Int { current.index(of: element) }
+    override func object(at index: Int) -> Any {
+        guard let (object, position) = toMany else { return current.object(at: index) }
+        object.willAccessValue(forKey: object.layout.name(at: position))
+        defer { object.didAccessValue(forKey: object.layout.name(at: position)) }
+        let members = object.toManyMembers(at: position)
+        precondition(index >= 0 && index < members.count, "index \(index) beyond bounds [0 .. \(members.count - 1)]")
+        return members.object(at: index) ?? current.object(at: index)
+    }
+    override func index(of element: Any) -> Int {
+        guard let (object, position) = toMany else { return current.index(of: element) }
+        guard let candidate = element as? NSManagedObject else { return NSNotFound }
+        object.willAccessValue(forKey: object.layout.name(at: position))
+        defer { object.didAccessValue(forKey: object.layout.name(at: position)) }
+        return object.toManyMembers(at: position).index(of: candidate) ?? NSNotFound
+    }
 
-    override func insert(_ element: Any, at index: Int) { replace { $0.insert(element, at: index) } }
-    override func removeObject(at index: Int) { replace { $0.removeObject(at: index) } }
-    override func replaceObject(at index: Int, with element: Any) { replace { $0.replaceObject(at: index, with: element) } }
+    override func insert(_ element: Any, at index: Int) {
+        guard let (object, position) = toMany, let inserted = element as? NSManagedObject else {
+            return replace { $0.insert(element, at: index) }
+        }
+        object.changeToMany(at: position) { members in
+            members.insert(inserted, at: index) ? ([], [inserted]) : ([], [])
+        }
+    }
+    override func removeObject(at index: Int) {
+        guard let (object, position) = toMany else { return replace { $0.removeObject(at: index) } }
+        object.changeToMany(at: position) { members in
+            precondition(index >= 0 && index < members.count, "index \(index) beyond bounds [0 .. \(members.count - 1)]")
+            return (members.remove(at: index).map { [$0] } ?? [], [])
+        }
+    }
+    override func replaceObject(at index: Int, with element: Any) {
+        guard let (object, position) = toMany, let replacement = element as? NSManagedObject else {
+            return replace { $0.replaceObject(at: index, with: element) }
+        }
+        object.changeToMany(at: position) { members in
+            guard let replaced = members.replace(at: index, with: replacement) else { return ([], []) }
+            return ([replaced], [replacement])
+        }
+    }
     override func add(_ element: Any) {
         if let (object, index) = toMany, let added = element as? NSManagedObject {
             return object.changeToMany(at: index, adding: [added], removing: [])

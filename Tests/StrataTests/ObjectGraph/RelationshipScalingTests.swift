@@ -95,6 +95,45 @@ extension ObjectGraphTests {
             }
         }
 
+        /// Inserting, replacing and removing at positions of an ordered relationship (as the
+        /// generated `insertIntoChapters(_:at:)` does) copies none of its other objects: each
+        /// change set the whole relationship again before, count² / 2 references for count
+        /// inserts.
+        @Test func changesAtPositionsOfAnOrderedOneDoNotCopyIt() throws {
+            let count = 2_400
+            try inContext { context in
+                let novel = Novel(context: context)
+                let chapters = novel.mutableOrderedSetValue(forKey: "chapters")
+                var reference: [Chapter] = []
+                var generator = SeededGenerator(seed: 7)
+                let before = context.relationshipElementCopies
+                for n in 0..<count {
+                    let chapter = Chapter(context: context)
+                    chapter.number = Int32(n)
+                    let index = Int.random(in: 0...reference.count, using: &generator)
+                    chapters.insert(chapter, at: index)
+                    reference.insert(chapter, at: index)
+                    if n % 3 == 0 {
+                        let replacement = Chapter(context: context)
+                        replacement.number = Int32(count + n)
+                        let at = Int.random(in: 0..<reference.count, using: &generator)
+                        chapters.replaceObject(at: at, with: replacement)
+                        reference[at] = replacement
+                    }
+                    if n % 4 == 0 {
+                        let at = Int.random(in: 0..<reference.count, using: &generator)
+                        #expect(chapters.object(at: at) as? Chapter === reference[at])
+                        chapters.removeObject(at: at)
+                        reference.remove(at: at)
+                    }
+                }
+                let copies = context.relationshipElementCopies - before
+                #expect(copies < 8 * count, "\(copies) references copied for \(count) inserts")
+                #expect(novel.chapters.map(\.number) == reference.map(\.number))
+                #expect(reference.allSatisfy { $0.novel === novel })
+            }
+        }
+
         /// Reading a changed relationship gives its current objects; a set read before a
         /// change keeps what it had (sets are values), and reading twice gives the same set.
         @Test func readsAfterAChangeSeeItAndEarlierReadsKeepTheirObjects() throws {

@@ -5,8 +5,9 @@ import Testing
 
 /// `ToManyMembers`, the in-place storage of a changed to-many relationship, against a plain
 /// array doing the same operations: membership, count and order (for ordered relationships)
-/// must match through the table's creation, the holes of ordered removals and their
-/// compaction.
+/// must match through the table's creation, and for ordered relationships through the splits,
+/// emptied leaves and rebuilds of their tree (`OrderedMemberTree`), whose bookkeeping is
+/// checked along the way.
 @Suite struct ToManyMembersTests {
     private static let entity: NSEntityDescription = {
         let model = NSManagedObjectModel {
@@ -67,10 +68,11 @@ import Testing
         checkAgainstArray(ordered: true, pool: 120, steps: 2_000, seed: seed)
     }
 
-    @Test func orderedRemovalsKeepTheOthersInOrderAcrossCompaction() {
+    @Test(arguments: [4, OrderedMemberTree.defaultCapacity])
+    func orderedRemovalsKeepTheOthersInOrderAcrossEmptiedLeaves(capacity: Int) throws {
         let all = objects(100)
-        let members = ToManyMembers(all, ordered: true)
-        // Every removal but the last leaves a hole; 60 of them make the holes more than half.
+        let members = ToManyMembers(all, ordered: true, treeCapacity: capacity)
+        // Removals empty leaves (with small leaves) and leave the tree sparse enough to be rebuilt.
         let removed = Set(stride(from: 0, to: 100, by: 5).map { ObjectIdentifier(all[$0]) })
             .union((40..<80).map { ObjectIdentifier(all[$0]) })
         for object in all where removed.contains(ObjectIdentifier(object)) { #expect(members.remove(object)) }
@@ -80,6 +82,97 @@ import Testing
         #expect(members.append(all[0]))
         #expect(members.objects.last === all[0])
         #expect(!members.append(kept[3]))
+        #expect(try #require(members.orderedTree).bookkeepingErrors() == [])
+    }
+
+    /// Thousands of random changes at positions (insert, remove, replace, and reads of the
+    /// object at a position and of an object's position), appends and removals by object,
+    /// against an array doing the same. With leaves of 4 objects the tree is five or six levels
+    /// deep, so every split, emptied node, new root and rebuild is met many times.
+    @Test(arguments: zip([4, 4, 5, OrderedMemberTree.defaultCapacity], [1, 2, 3, 4] as [UInt64]))
+    func orderedChangesAtPositionsMatchAnArray(capacity: Int, seed: UInt64) throws {
+        let pool = objects(3_000)
+        var generator = SeededGenerator(seed: seed)
+        let members = ToManyMembers([], ordered: true, treeCapacity: capacity)
+        let tree = try #require(members.orderedTree)
+        var reference: [NSManagedObject] = []
+        var absent = pool
+        var maximumHeight = 0
+        for step in 0..<12_000 {
+            // Growing for the first half, shrinking after, so that the tree goes up and down.
+            let growing = step < 6_000
+            let roll = Int.random(in: 0..<100, using: &generator)
+            if !absent.isEmpty && (reference.isEmpty || roll < (growing ? 55 : 25)) {
+                let object = absent.remove(at: Int.random(in: 0..<absent.count, using: &generator))
+                if roll % 5 == 0 {
+                    #expect(members.append(object))
+                    reference.append(object)
+                } else {
+                    let index = Int.random(in: 0...reference.count, using: &generator)
+                    #expect(members.insert(object, at: index))
+                    reference.insert(object, at: index)
+                }
+            } else if roll < (growing ? 75 : 70) {
+                let index = Int.random(in: 0..<reference.count, using: &generator)
+                let removed = try #require(members.remove(at: index))
+                #expect(removed === reference[index])
+                absent.append(reference.remove(at: index))
+            } else if roll < 85 {
+                let object = reference[Int.random(in: 0..<reference.count, using: &generator)]
+                #expect(members.remove(object))
+                reference.removeAll { $0 === object }
+                absent.append(object)
+            } else if roll < 93, !absent.isEmpty {
+                let index = Int.random(in: 0..<reference.count, using: &generator)
+                let object = absent.remove(at: Int.random(in: 0..<absent.count, using: &generator))
+                let replaced = try #require(members.replace(at: index, with: object))
+                #expect(replaced === reference[index])
+                absent.append(replaced)
+                reference[index] = object
+            } else {
+                // Duplicates are refused: inserting or replacing with an object already there.
+                let index = Int.random(in: 0..<reference.count, using: &generator)
+                let present = reference[Int.random(in: 0..<reference.count, using: &generator)]
+                #expect(!members.insert(present, at: index))
+                #expect(members.replace(at: index, with: present) == nil)
+                #expect(!members.append(present))
+            }
+            #expect(members.count == reference.count)
+            if !reference.isEmpty {
+                let index = Int.random(in: 0..<reference.count, using: &generator)
+                #expect(members.object(at: index) === reference[index])
+                #expect(members.index(of: reference[index]) == index)
+            }
+            if let object = absent.last {
+                #expect(!members.contains(object))
+                #expect(members.index(of: object) == nil)
+            }
+            maximumHeight = max(maximumHeight, tree.height)
+            if step % 97 == 0 {
+                #expect(tree.bookkeepingErrors() == [], "step \(step)")
+                #expect(members.objects.map(ObjectIdentifier.init) == reference.map(ObjectIdentifier.init), "step \(step)")
+            }
+        }
+        #expect(tree.bookkeepingErrors() == [])
+        #expect(members.objects.map(ObjectIdentifier.init) == reference.map(ObjectIdentifier.init))
+        for (index, object) in reference.enumerated() { #expect(members.index(of: object) == index) }
+        if capacity == 4 { #expect(maximumHeight >= 5) }
+    }
+
+    /// A tree made from many objects at once holds them in order, and finds each one.
+    @Test func orderedMembersMadeFromManyObjectsFindEachByPosition() throws {
+        let all = objects(10_000)
+        let members = ToManyMembers(all, ordered: true, treeCapacity: 8)
+        let tree = try #require(members.orderedTree)
+        #expect(tree.bookkeepingErrors() == [])
+        #expect(tree.height == 5)
+        for index in stride(from: 0, to: all.count, by: 37) {
+            #expect(members.object(at: index) === all[index])
+            #expect(members.index(of: all[index]) == index)
+        }
+        #expect(members.insert(objects(1)[0], at: 5_000))
+        #expect(members.object(at: 5_001) === all[5_000])
+        #expect(tree.bookkeepingErrors() == [])
     }
 
     @Test func aChangeDropsTheObjectsAndTheSetMadeBefore() {

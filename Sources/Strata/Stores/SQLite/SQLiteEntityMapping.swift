@@ -39,6 +39,11 @@ final class SQLiteEntityMapping: @unchecked Sendable {
     let columns: [Column]
     /// Layout position → how that to-many relationship is stored.
     let toMany: [Int: ToMany]
+    /// Layout position → the part that side of a many-to-many relationship plays when a save
+    /// writes join-table links (`JoinSide`).
+    let joinSides: [Int: JoinSide]
+    /// The positions of `joinSides` the other side relies on, in layout order.
+    let reliedOnJoinSides: [Int]
     /// `INSERT INTO <table> (Z_PK, Z_ENT, Z_OPT, <columns>) VALUES (?, …)`, the columns in
     /// `columns` order (a to-one's entity column after its key column).
     let insertSQL: String
@@ -57,6 +62,7 @@ final class SQLiteEntityMapping: @unchecked Sendable {
         let layout = entity.layout
         var columns: [Column] = []
         var toMany: [Int: ToMany] = [:]
+        var joinSides: [Int: JoinSide] = [:]
         for index in layout.persistentIndexes {
             let property = layout.properties[index]
             switch (property, layout.kinds[index]) {
@@ -69,12 +75,15 @@ final class SQLiteEntityMapping: @unchecked Sendable {
                 columns.append(Column(index: index, name: name, binding: .toOne(relationship, entityColumn: entityColumn)))
             case (let relationship as NSRelationshipDescription, .toMany):
                 if let storage = Self.toManyStorage(relationship, schema: schema) { toMany[index] = storage }
+                if let side = JoinSide(relationship, schema: schema) { joinSides[index] = side }
             default:
                 continue
             }
         }
         self.columns = columns
         self.toMany = toMany
+        self.joinSides = joinSides
+        reliedOnJoinSides = joinSides.filter(\.value.isReliedOn).keys.sorted()
         let names =
             ["Z_PK", "Z_ENT", "Z_OPT"]
             + columns.flatMap { column -> [String] in
@@ -110,6 +119,42 @@ final class SQLiteEntityMapping: @unchecked Sendable {
         guard let column = schema.columnName(entity: inverseEntity, property: inverse.name) else { return nil }
         let order = relationship.isOrdered ? schema.orderColumnNames[inverseEntity.name ?? ""]?[inverse.name] : nil
         return .inverseForeignKey(column: column, orderColumn: order)
+    }
+}
+
+/// Which side of a many-to-many relationship writes a link when the objects at both of its ends
+/// are in one save, each holding the other: written from both sides, each link cost two
+/// `INSERT`s (the second finding the row there) and each removal two `DELETE`s.
+///
+/// An ordered side writes every link of its objects, since its order column is its own to
+/// write. Between two unordered sides, side A (the one the join table is named after, as Core
+/// Data picks it) writes. The other side defers: it leaves out a link whose other object is in
+/// the save with that relationship changed and loaded (which then writes its links in full,
+/// added and removed), and writes every other link itself, so that a change made on one side
+/// only (the other a fault, or refreshed) is still written once.
+struct JoinSide {
+    /// `table.selfColumn`, naming this side's objects among a save's writers.
+    let key: String
+    /// `table.otherColumn`: the other side's key.
+    let otherKey: String
+    /// Whether this side leaves out the links of the other side's writing objects.
+    let defers: Bool
+    /// Whether the other side defers to this one: a save notes which of its objects write.
+    let isReliedOn: Bool
+
+    init?(_ relationship: NSRelationshipDescription, schema: SQLiteSchema) {
+        guard let declaring = relationship.entity, let inverse = relationship.inverseRelationship, inverse.isToMany,
+            let join = schema.joinTable(entity: declaring, relationship: relationship.name)
+        else { return nil }
+        let isSideA = join.sourceEntity == declaring.name && join.sourceRelationship == relationship.name
+        let (selfColumn, otherColumn) =
+            isSideA ? (join.sourceColumn, join.destinationColumn) : (join.destinationColumn, join.sourceColumn)
+        key = join.name + "." + selfColumn
+        otherKey = join.name + "." + otherColumn
+        // A relationship that is its own inverse has one side, which writes all its links.
+        let symmetric = inverse === relationship
+        defers = !symmetric && !relationship.isOrdered && (inverse.isOrdered || !isSideA)
+        isReliedOn = !symmetric && !inverse.isOrdered && (relationship.isOrdered || isSideA)
     }
 }
 

@@ -114,11 +114,15 @@ extension SQLiteStore {
                     }
                 }
                 guard conflicts.isEmpty else { throw VersionConflictError(conflicts: conflicts) }
+                let writers = JoinLinkWriters(request, inserted: result.inserted, mapping: mapping)
                 for (change, row) in zip(request.inserts, result.inserted) {
-                    try writeToMany(change, as: row.objectID, db: db, mapping: mapping, resolve: resolve)
+                    try writeToMany(
+                        change, as: row.objectID, isNew: true, db: db, mapping: mapping, writers: writers, resolve: resolve)
                 }
                 for change in request.updates {
-                    try writeToMany(change, as: change.objectID, db: db, mapping: mapping, resolve: resolve)
+                    try writeToMany(
+                        change, as: change.objectID, isNew: false, db: db, mapping: mapping, writers: writers,
+                        resolve: resolve)
                 }
                 if let metadataData { try writeMetadata(metadataData, in: db) }
                 try refreshDerivedValues(&result, db: db, mapping: mapping)
@@ -134,11 +138,17 @@ extension SQLiteStore {
         // value whether it is an ID would cost a failed cast per attribute).
         var values = change.values
         let kinds = id.entity.layout.kinds
-        for index in values.indices where index < kinds.count && kinds[index] != .attribute && kinds[index] != .other {
-            switch values[index] {
-            case let target as NSManagedObjectID: values[index] = resolve(target)
-            case let targets as [NSManagedObjectID]: values[index] = targets.map(resolve)
-            default: break
+        // Each position is cast to what its kind holds: a failed cast of an array of IDs to
+        // `NSManagedObjectID` bridges the whole array to an `NSArray` first (6,000 instructions
+        // for a to-do's three tags, far more for a tag's to-dos).
+        for index in values.indices where index < kinds.count {
+            switch kinds[index] {
+            case .toOne:
+                if let target = values[index] as? NSManagedObjectID { values[index] = resolve(target) }
+            case .toMany:
+                if let targets = values[index] as? [NSManagedObjectID] { values[index] = targets.map(resolve) }
+            default:
+                continue
             }
         }
         return Snapshot(objectID: id, version: version, values: values)
@@ -156,81 +166,5 @@ extension SQLiteStore {
         return VersionConflict(
             objectID: change.objectID, expectedVersion: change.expectedVersion, storedVersion: stored?.version ?? 0,
             storedSnapshot: stored)
-    }
-
-    /// Writes the changed to-many relationships of a row: join-table links, the order keys
-    /// of ordered relationships, and hidden columns of relationships without inverse.
-    private func writeToMany(
-        _ change: RowChange, as id: NSManagedObjectID, db: Database, mapping: SQLiteStoreMapping,
-        resolve: (NSManagedObjectID) -> NSManagedObjectID
-    ) throws {
-        guard let entity = mapping.mapping(for: id.entity) else { return }
-        for index in change.changed {
-            guard let storage = entity.toMany[index], let targets = change.values[index] as? [NSManagedObjectID],
-                let relationship = entity.entity.layout.properties[index] as? NSRelationshipDescription,
-                let destination = relationship.destinationEntity.flatMap({ mapping.mapping(for: $0) })
-            else { continue }
-            let keys = try targets.map(resolve).map { target -> Int64 in
-                guard !target.isTemporaryID, target.persistentStore === self else {
-                    throw CoreDataError.make(
-                        NSManagedObjectExternalRelationshipError, "\(id) refers to \(target), which is not in the same store.")
-                }
-                return target.primaryKey
-            }
-            switch storage {
-            case .joinTable(let table, let selfColumn, let otherColumn, let orderColumn):
-                // Prepared once per connection (the statement cache) and stepped directly with
-                // keys bound by position: a save of 100k tagged objects runs these 100k times
-                // (`fetchAll(sql:)` compiled its query at each, and `execute(arguments:)` costs
-                // 1,500 instructions a row; see `run(_:_:)`).
-                let select = try Self.cleared(
-                    db.cachedStatement(sql: "SELECT \(otherColumn) FROM \(table) WHERE \(selfColumn) = ?"))
-                let existing = try Self.keys(from: select, for: id.primaryKey, db)
-                if !existing.isEmpty {
-                    let wanted = Set(keys)
-                    for key in existing where !wanted.contains(key) {
-                        try db.cachedStatement(sql: "DELETE FROM \(table) WHERE \(selfColumn) = ? AND \(otherColumn) = ?")
-                            .execute(arguments: [id.primaryKey, key])
-                    }
-                }
-                let insert: String
-                if let orderColumn {
-                    insert = """
-                        INSERT INTO \(table) (\(selfColumn), \(otherColumn), \(orderColumn)) VALUES (?, ?, ?) \
-                        ON CONFLICT DO UPDATE SET \(orderColumn) = excluded.\(orderColumn)
-                        """
-                } else {
-                    insert = "INSERT INTO \(table) (\(selfColumn), \(otherColumn)) VALUES (?, ?) ON CONFLICT DO NOTHING"
-                }
-                let statement = try Self.cleared(db.cachedStatement(sql: insert))
-                let raw = statement.sqliteStatement
-                for (position, key) in keys.enumerated() {
-                    sqlite3_reset(raw)
-                    sqlite3_bind_int64(raw, 1, id.primaryKey)
-                    sqlite3_bind_int64(raw, 2, key)
-                    if orderColumn != nil { sqlite3_bind_int64(raw, 3, Self.orderKey(at: position)) }
-                    try Self.run(statement, db)
-                }
-            case .inverseForeignKey(_, let orderColumn?):
-                let statement = try db.cachedStatement(sql: "UPDATE \(destination.table) SET \(orderColumn) = ? WHERE Z_PK = ?")
-                for (position, key) in keys.enumerated() {
-                    try statement.execute(arguments: [Self.orderKey(at: position), key])
-                }
-            case .inverseForeignKey(_, nil):
-                continue
-            case .hiddenColumn(let column):
-                let existing = try Int64.fetchAll(
-                    db, sql: "SELECT Z_PK FROM \(destination.table) WHERE \(column) = ?", arguments: [id.primaryKey])
-                let wanted = Set(keys)
-                for key in existing where !wanted.contains(key) {
-                    try db.cachedStatement(sql: "UPDATE \(destination.table) SET \(column) = NULL WHERE Z_PK = ?")
-                        .execute(arguments: [key])
-                }
-                for key in keys {
-                    try db.cachedStatement(sql: "UPDATE \(destination.table) SET \(column) = ? WHERE Z_PK = ?")
-                        .execute(arguments: [id.primaryKey, key])
-                }
-            }
-        }
     }
 }
