@@ -59,6 +59,7 @@ extension NSManagedObject {
         let key = layout.name(at: index)
         willChangeValue(forKey: key)
         let members = toManyMembers(at: index)
+        if recordsUndo { noteUndoableChange(at: index) }
         var left: [NSManagedObject] = []
         for object in removed where members.remove(object) { left.append(object) }
         var came: [NSManagedObject] = []
