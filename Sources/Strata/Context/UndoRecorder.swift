@@ -103,6 +103,8 @@ final class UndoRecorder: @unchecked Sendable {
         if let known = positions[id] {
             position = known
         } else {
+            // The event's first change: its group opens now (see `beginAutomaticGroupIfNeeded`).
+            if touched.isEmpty { manager.beginAutomaticGroupIfNeeded() }
             position = touched.count
             touched.append(Touched(object: object, membership: context.undoMembership(of: object)))
             positions.insert(id, position)

@@ -152,6 +152,15 @@
             post(.NSUndoManagerDidCloseUndoGroup, userInfo: info)
         }
 
+        /// Opens the automatic group now, when `groupsByEvent` would open it at the next
+        /// registration and no group is open: a context does so at the first change of an event
+        /// (it registers only when the event ends), so that `setActionName(_:)` and other clients'
+        /// registrations during the event go to the event's group, as with Apple's run-loop groups.
+        func beginAutomaticGroupIfNeeded() {
+            guard groupsByEvent, openGroups.isEmpty, state == .collecting, isUndoRegistrationEnabled else { return }
+            openAutomaticGroup()
+        }
+
         /// Closes the group a registration opened by itself, if it is the only one open and no
         /// undo or redo is running: the end of an event.
         func endAutomaticGroup() {
