@@ -173,3 +173,12 @@ final class UndoRecorder: @unchecked Sendable {
         context.performAndWait { context.processPendingChanges() }
     }
 }
+
+#if canImport(Darwin)
+    extension UndoManager {
+        /// Apple's manager opens its groups by run-loop pass itself.
+        func beginAutomaticGroupIfNeeded() {}
+        /// Apple's manager closes its groups by run-loop pass itself.
+        func endAutomaticGroup() {}
+    }
+#endif

@@ -143,7 +143,8 @@
             guard let group = openGroups.last else { return }
             // Clients register what they hold back before the group closes.
             postCheckpoint()
-            let info: [AnyHashable: Any]? = group.isDiscardable ? [NSUndoManagerGroupIsDiscardableKey: NSNumber(value: true)] : nil
+            let info: [AnyHashable: Any]? =
+                group.isDiscardable ? [NSUndoManagerGroupIsDiscardableKey: NSNumber(value: true)] : nil
             post(.NSUndoManagerWillCloseUndoGroup, userInfo: info)
             guard openGroups.last === group else { return }
             openGroups.removeLast()

@@ -50,8 +50,9 @@ import Testing
         private func record(_ note: Notification) {
             lock.lock()
             defer { lock.unlock() }
-            names.append(note.name.rawValue.replacingOccurrences(of: "NSUndoManager", with: "")
-                .replacingOccurrences(of: "Notification", with: ""))
+            names.append(
+                note.name.rawValue.replacingOccurrences(of: "NSUndoManager", with: "")
+                    .replacingOccurrences(of: "Notification", with: ""))
             infos.append(note.userInfo)
         }
 
