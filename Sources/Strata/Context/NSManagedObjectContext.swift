@@ -125,6 +125,14 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     }
     var mergeObserver: (any NSObjectProtocol)?
 
+    /// The undo manager that records the context's changes, one group per event (see
+    /// ContextUndo.swift). `nil` by default: nothing is recorded.
+    open var undoManager: UndoManager? {
+        didSet { undoManagerDidChange(from: oldValue) }
+    }
+    /// What records changes for `undoManager` while there is one.
+    @exclusivity(unchecked) var undoRecorder: UndoRecorder?
+
     #if DEBUG
         /// References copied whole out of or into to-many relationships of this context's
         /// objects (`noteRelationshipCopy(_:)`): what tests count instead of timing.
@@ -277,6 +285,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         object.faulted = true
         object.hasAwokenFromInsert = true
         object.managedObjectContext = self
+        object.recordsUndo = undoRecorder != nil
         register(object)
         return object
     }
@@ -329,6 +338,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Registers a new object with the context; it is stored at the next save.
     open func insert(_ object: NSManagedObject) {
         if let owner = object.managedObjectContext, owner !== self { return }
+        undoRecorder?.willChangeMembership(of: object)
         if deleted.contains(object) {
             deleted.remove(object)
             eventDeleted.remove(object)
@@ -339,6 +349,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         }
         guard !inserted.contains(object) else { return }
         object.managedObjectContext = self
+        object.recordsUndo = undoRecorder != nil
         object.faulted = false
         register(object)
         inserted.insert(object)
@@ -354,6 +365,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// from the context then.
     open func delete(_ object: NSManagedObject) {
         guard object.managedObjectContext === self, !deleted.contains(object) else { return }
+        undoRecorder?.willChangeMembership(of: object)
         object.fireFault()
         updated.remove(object)
         eventUpdated.remove(object)
@@ -439,6 +451,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Discards every unsaved change: inserted objects leave the context, deleted ones come
     /// back, updated ones return to their saved values.
     open func rollback() {
+        undoRecorder?.discardHistory()
         for object in inserted.objects {
             unregister(object)
             object.managedObjectContext = nil
@@ -460,6 +473,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Forgets every object: they become faults detached from the context.
     open func reset() {
         advanceQueryGeneration()
+        undoRecorder?.discardHistory()
         let forgotten = registry.keys.map(\.objectID)
         for object in registeredObjects {
             object.turnIntoFault()

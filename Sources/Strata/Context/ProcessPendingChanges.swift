@@ -3,11 +3,13 @@ import Foundation
 /// The end of an event: delete rules run for newly deleted objects, and observers hear
 /// what changed since the last time (`NSManagedObjectContextObjectsDidChange`).
 extension NSManagedObjectContext {
-    /// Runs delete rules for objects deleted since the last call and posts
+    /// Runs delete rules for objects deleted since the last call, registers the event's undo
+    /// operation with the undo manager (see ContextUndo.swift), and posts
     /// `NSManagedObjectContextObjectsDidChange` for the changes since then.
     public func processPendingChanges() {
         if propagatesDeletesAtEndOfEvent { propagateDeletes() }
         forgetUnsavedDeletes()
+        undoRecorder?.endEvent()
         postObjectsDidChange()
     }
 

@@ -40,6 +40,7 @@ extension NSManagedObject {
             let members = toManyMembers(at: index)
             guard members.contains(other) else { return }
             willChangeValue(forKey: relationship.name)
+            if recordsUndo { noteUndoableChange(at: index) }
             members.remove(other)
             changedIndexes.insert(index)
             eventChangedIndexes.insert(index)
@@ -60,6 +61,7 @@ extension NSManagedObject {
             let members = toManyMembers(at: index)
             guard !members.contains(other) else { return }
             willChangeValue(forKey: relationship.name)
+            if recordsUndo { noteUndoableChange(at: index) }
             members.append(other)
             changedIndexes.insert(index)
             eventChangedIndexes.insert(index)
