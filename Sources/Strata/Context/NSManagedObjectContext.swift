@@ -374,8 +374,13 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         pendingDeletes.append(object)
         if inserted.contains(object) {
             inserted.remove(object)
-            eventInserted.remove(object)
             unsavedDeletes.insert(object)
+            // An insertion not announced yet is never announced; one already announced (by
+            // `ObjectsDidChange`) is announced as deleted, so that observers let go of it.
+            if eventInserted.contains(object) {
+                eventInserted.remove(object)
+                eventDeleted.remove(object)
+            }
         }
     }
 
@@ -387,7 +392,14 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     /// Called by objects when a value changed.
     func objectDidChange(_ object: NSManagedObject) {
-        guard !object.faulted, !inserted.contains(object) else { return }
+        // An object inserted in this event is announced as inserted, nothing more.
+        guard !object.faulted, !eventInserted.contains(object) else { return }
+        if inserted.contains(object) {
+            // Inserted in an earlier event: announced as updated by the next `ObjectsDidChange`
+            // (so that fetched results see it change), but still an insert, not in `updated`.
+            eventUpdated.insert(object)
+            return
+        }
         // Changed again in the same event: already registered and in both sets (deleting an
         // object takes it out of them), so nothing more to look up.
         if eventUpdated.contains(object) && updated.contains(object) { return }

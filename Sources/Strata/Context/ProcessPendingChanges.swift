@@ -14,11 +14,10 @@ extension NSManagedObjectContext {
     }
 
     /// Objects inserted and deleted before any save leave the context: there is nothing to
-    /// delete in the store.
+    /// delete in the store. (Those whose insertion was announced are announced as deleted.)
     private func forgetUnsavedDeletes() {
         for object in unsavedDeletes.objects where deleted.contains(object) {
             deleted.remove(object)
-            eventDeleted.remove(object)
             unregister(object)
             object.managedObjectContext = nil
         }
