@@ -79,7 +79,7 @@ import Testing
     }
 
     /// Renames in explicit top-level groups, one per title.
-    private func renamed(_ titles: [String], manager: UndoManager = UndoManager()) -> Document {
+    static func renamed(_ titles: [String], manager: UndoManager = UndoManager()) -> Document {
         let document = Document("A", undoManager: manager)
         for title in titles {
             manager.beginUndoGrouping()
@@ -93,7 +93,7 @@ import Testing
 
     @Test func undoRunsTheClosureAndItsRegistrationBecomesTheRedo() {
         let manager = UndoManager()
-        let document = renamed(["B"], manager: manager)
+        let document = Self.renamed(["B"], manager: manager)
         #expect(manager.canUndo)
         #expect(!manager.canRedo)
 
@@ -113,7 +113,7 @@ import Testing
 
     @Test func undoAndRedoWalkSeveralGroupsInOrder() {
         let manager = UndoManager()
-        let document = renamed(["B", "C", "D"], manager: manager)
+        let document = Self.renamed(["B", "C", "D"], manager: manager)
         manager.undo()
         manager.undo()
         #expect(document.title == "B")
@@ -134,7 +134,7 @@ import Testing
 
     @Test func aNewRegistrationEmptiesTheRedoStack() {
         let manager = UndoManager()
-        let document = renamed(["B", "C"], manager: manager)
+        let document = Self.renamed(["B", "C"], manager: manager)
         manager.undo()
         #expect(manager.canRedo)
         manager.beginUndoGrouping()
@@ -271,7 +271,7 @@ import Testing
     @Test func levelsOfUndoKeepsTheNewestGroups() {
         let manager = UndoManager()
         manager.levelsOfUndo = 2
-        let document = renamed(["B", "C", "D"], manager: manager)
+        let document = Self.renamed(["B", "C", "D"], manager: manager)
         manager.undo()
         manager.undo()
         #expect(document.title == "B")
@@ -292,7 +292,7 @@ import Testing
 
     @Test func endingAGroupThatIsNotOpenChangesNothing() {
         let manager = UndoManager()
-        let document = renamed(["B"], manager: manager)
+        let document = Self.renamed(["B"], manager: manager)
         let observer = Observer(manager)
         manager.endUndoGrouping()
         #expect(manager.groupingLevel == 0)
@@ -303,7 +303,7 @@ import Testing
 
     @Test func undoWithNestedGroupsOpenChangesNothing() {
         let manager = UndoManager()
-        let document = renamed(["B"], manager: manager)
+        let document = Self.renamed(["B"], manager: manager)
         manager.beginUndoGrouping()
         manager.beginUndoGrouping()
         document.rename(to: "C")
@@ -389,7 +389,7 @@ import Testing
 
     @Test func removeAllActionsEmptiesBothStacksAndEnablesRegistration() {
         let manager = UndoManager()
-        let document = renamed(["B", "C"], manager: manager)
+        let document = Self.renamed(["B", "C"], manager: manager)
         manager.undo()
         manager.disableUndoRegistration()
         manager.removeAllActions()
@@ -400,118 +400,6 @@ import Testing
         #expect(document.title == "B")
     }
 
-    // MARK: Action names
-
-    @Test func actionNamesFollowTheGroupsToTheRedoStack() {
-        let manager = UndoManager()
-        let document = Document("A", undoManager: manager)
-        #expect(manager.undoActionName == "")
-        #expect(manager.undoMenuItemTitle == "Undo")
-        #expect(manager.redoMenuItemTitle == "Redo")
-
-        manager.beginUndoGrouping()
-        document.rename(to: "B")
-        manager.setActionName("Rename")
-        manager.endUndoGrouping()
-        manager.beginUndoGrouping()
-        document.rename(to: "C")
-        manager.endUndoGrouping()
-        manager.setActionName("Retitle")
-        #expect(manager.undoActionName == "Retitle")
-        #expect(manager.undoMenuItemTitle == "Undo Retitle")
-
-        manager.undo()
-        #expect(manager.undoActionName == "Rename")
-        #expect(manager.redoActionName == "Retitle")
-        #expect(manager.redoMenuItemTitle == "Redo Retitle")
-        manager.undo()
-        #expect(manager.undoActionName == "")
-        #expect(manager.redoActionName == "Rename")
-        manager.redo()
-        #expect(manager.undoActionName == "Rename")
-
-        manager.setActionName("")
-        #expect(manager.undoMenuItemTitle == "Undo")
-        #expect(manager.undoMenuTitle(forUndoActionName: "Paste") == "Undo Paste")
-        #expect(manager.redoMenuTitle(forUndoActionName: "") == "Redo")
-    }
-
-    @Test func theOpenAutomaticGroupTakesTheActionName() {
-        let manager = UndoManager()
-        let document = Document("A", undoManager: manager)
-        document.rename(to: "B")
-        manager.setActionName("Rename")
-        #expect(manager.undoActionName == "Rename")
-        manager.undo()
-        #expect(manager.redoActionName == "Rename")
-    }
-
-    @Test func discardableActionsMakeADiscardableGroup() {
-        let manager = UndoManager()
-        let observer = Observer(manager)
-        let document = Document("A", undoManager: manager)
-        manager.beginUndoGrouping()
-        document.rename(to: "B")
-        manager.setActionIsDiscardable(true)
-        manager.endUndoGrouping()
-        #expect(manager.undoActionIsDiscardable)
-        let info = observer.userInfo(of: "WillCloseUndoGroup").last ?? nil
-        #expect((info?[NSUndoManagerGroupIsDiscardableKey] as? NSNumber)?.boolValue == true)
-
-        manager.beginUndoGrouping()
-        document.rename(to: "C")
-        manager.setActionIsDiscardable(true)
-        document.rename(to: "D")
-        manager.endUndoGrouping()
-        #expect(!manager.undoActionIsDiscardable)
-        #expect(observer.userInfo(of: "WillCloseUndoGroup").last.map { $0 == nil } == true)
-
-        manager.undo()
-        manager.undo()
-        #expect(!manager.redoActionIsDiscardable)
-    }
-
-    // MARK: Notifications
-
-    @Test func groupingPostsOpenCloseAndCheckpoints() {
-        let manager = UndoManager()
-        let observer = Observer(manager)
-        let document = Document("A", undoManager: manager)
-        manager.beginUndoGrouping()
-        manager.beginUndoGrouping()
-        document.rename(to: "B")
-        manager.endUndoGrouping()
-        manager.endUndoGrouping()
-        #expect(
-            observer.recorded == [
-                "DidOpenUndoGroup",
-                "Checkpoint", "DidOpenUndoGroup",
-                "Checkpoint", "WillCloseUndoGroup", "DidCloseUndoGroup",
-                "Checkpoint", "WillCloseUndoGroup", "DidCloseUndoGroup",
-            ])
-    }
-
-    @Test func undoAndRedoPostWillAndDidAroundThePerforming() {
-        let manager = UndoManager()
-        let document = renamed(["B"], manager: manager)
-        let observer = Observer(manager)
-        manager.undo()
-        #expect(observer.recorded == ["Checkpoint", "Checkpoint", "WillUndoChange", "DidUndoChange"])
-        #expect(document.title == "A")
-        observer.clear()
-        manager.redo()
-        #expect(observer.recorded == ["Checkpoint", "WillRedoChange", "DidRedoChange"])
-        observer.clear()
-        _ = manager.canRedo
-        #expect(observer.recorded == ["Checkpoint"])
-    }
-
-    @Test func notificationsNameApplesConstants() {
-        #expect(NSNotification.Name.NSUndoManagerCheckpoint.rawValue == "NSUndoManagerCheckpointNotification")
-        #expect(NSNotification.Name.NSUndoManagerDidUndoChange.rawValue == "NSUndoManagerDidUndoChangeNotification")
-        #expect(NSNotification.Name.NSUndoManagerWillCloseUndoGroup.rawValue == "NSUndoManagerWillCloseUndoGroupNotification")
-        #expect(NSUndoManagerGroupIsDiscardableKey == "NSUndoManagerGroupIsDiscardableKey")
-    }
 }
 
 /// Hands a body to a thread and its result back (the thread signals when it is done).
