@@ -5,12 +5,14 @@ import Foundation
 /// and compared with its new ones to tell a move from an update.
 final class FetchedEntry: CountedTreeElement {
     let object: NSManagedObject
-    /// The values of the sort descriptors' keys, in stored form (a to-one destination as its ID).
-    var keys: [Any?]
+    /// The values of the sort descriptors' keys, in stored form (a to-one destination as its
+    /// ID), reduced once to what comparisons read (casting them at every comparison was most
+    /// of the time of a change).
+    var keys: [PredicateSortComparison.SortValue]
     var tie: FetchedTie
     let sectionName: String
 
-    init(object: NSManagedObject, keys: [Any?], tie: FetchedTie, sectionName: String) {
+    init(object: NSManagedObject, keys: [PredicateSortComparison.SortValue], tie: FetchedTie, sectionName: String) {
         self.object = object
         self.keys = keys
         self.tie = tie
@@ -90,8 +92,10 @@ final class FetchedResults {
 
     private(set) var hasFetched = false
     var plan: FetchPlan?
-    /// The sort keys' comparisons and the section key path, split once.
+    /// The sort keys, and the comparison of each as the stored values are compared: a
+    /// case-insensitive key keeps its values folded (`[c]`), compared by Unicode scalars.
     var sortKeys: [FetchPlan.SortKey] = []
+    var keyComparisons: [FetchPlan.SortComparison] = []
     var sortKeyPaths: [[String]] = []
     var sectionKeyPath: [String]?
     /// The entities whose objects may be results.
@@ -145,6 +149,12 @@ final class FetchedResults {
         let objects = try request.fetchObjects(in: context)
         self.plan = plan
         sortKeys = plan.sortKeys
+        keyComparisons = plan.sortKeys.map { key in
+            switch key.comparison {
+            case .caseInsensitiveCompare, .localizedCaseInsensitiveCompare: .compare
+            default: key.comparison
+            }
+        }
         sortKeyPaths = plan.sortKeys.map { $0.key.split(separator: ".").map(String.init) }
         sectionKeyPath = sectionNameKeyPath.map { $0.split(separator: ".").map(String.init) }
         entities = Set(plan.entities.map(ObjectIdentifier.init))
@@ -204,7 +214,16 @@ final class FetchedResults {
 
     /// The entry of an object as it is now: its sort values, section name and tie.
     func makeEntry(_ object: NSManagedObject) -> FetchedEntry {
-        let keys = sortKeyPaths.map { Self.storedForm(KeyPathValue.value(of: object, at: $0)) }
+        var keys: [PredicateSortComparison.SortValue] = []
+        keys.reserveCapacity(sortKeyPaths.count)
+        for (index, path) in sortKeyPaths.enumerated() {
+            let value = PredicateSortComparison.SortValue(Self.storedForm(KeyPathValue.value(of: object, at: path)))
+            if case .string(let text) = value, keyComparisons[index] != sortKeys[index].comparison {
+                keys.append(.string(PredicateSortComparison.caseInsensitiveSortKey(text)))
+            } else {
+                keys.append(value)
+            }
+        }
         let name = sectionKeyPath.map { Self.sectionName(of: KeyPathValue.value(of: object, at: $0)) } ?? ""
         return FetchedEntry(object: object, keys: keys, tie: FetchedTie(object), sectionName: name)
     }
@@ -235,7 +254,7 @@ final class FetchedResults {
     /// The order of the results: the sort descriptors, then the tie.
     func compare(_ a: FetchedEntry, _ b: FetchedEntry) -> ComparisonResult {
         for (index, key) in sortKeys.enumerated() {
-            let result = PredicateSortComparison.compare(a.keys[index], b.keys[index], using: key.comparison)
+            let result = PredicateSortComparison.compareValues(a.keys[index], b.keys[index], using: keyComparisons[index])
             if result != .orderedSame {
                 return key.ascending ? result : (result == .orderedAscending ? .orderedDescending : .orderedAscending)
             }
@@ -247,8 +266,8 @@ final class FetchedResults {
 
     /// Whether two entries of one object sort alike (equal under every sort comparison).
     func sameSortValues(_ a: FetchedEntry, _ b: FetchedEntry) -> Bool {
-        for (index, key) in sortKeys.enumerated()
-        where PredicateSortComparison.compare(a.keys[index], b.keys[index], using: key.comparison) != .orderedSame {
+        for index in sortKeys.indices
+        where PredicateSortComparison.compareValues(a.keys[index], b.keys[index], using: keyComparisons[index]) != .orderedSame {
             return false
         }
         return true
