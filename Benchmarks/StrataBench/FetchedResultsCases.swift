@@ -35,6 +35,7 @@ enum FetchedResultsCases {
         }
     }
 
+    /// One trial: the controller made and fetched, then `changes` changes timed.
     static func strata(_ fixtures: Fixtures) throws -> Sample {
         let stack = try StrataCases.Stack(fixtures.items)
         defer { stack.close() }

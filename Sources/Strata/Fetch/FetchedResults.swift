@@ -30,6 +30,7 @@ struct FetchedTie: Comparable {
     var number: Int64
     var identity: UInt
 
+    /// The tie of an object as its ID is now.
     init(_ object: NSManagedObject) {
         let id = object.objectID
         unsaved = id.isTemporaryID
@@ -114,6 +115,7 @@ final class FetchedResults {
     var queued: [Notification] = []
     var observers: [any NSObjectProtocol] = []
 
+    /// The state of a controller before its first fetch.
     init(
         context: NSManagedObjectContext, request: any FetchedResultsRequest, sectionNameKeyPath: String?,
         cacheName: String?, accepts: @escaping (NSManagedObject) -> Bool
@@ -262,6 +264,7 @@ final class FetchedResults {
         return a.tie < b.tie ? .orderedAscending : (b.tie < a.tie ? .orderedDescending : .orderedSame)
     }
 
+    /// Whether `a` comes before `b` in the results.
     func isBefore(_ a: FetchedEntry, _ b: FetchedEntry) -> Bool { compare(a, b) == .orderedAscending }
 
     /// Whether two entries of one object sort alike (equal under every sort comparison).
@@ -322,6 +325,7 @@ final class FetchedResults {
     /// Counts the changes of the results, so that copies made of them know when they are stale.
     private(set) var generation = 0
 
+    /// Forgets the lists made of the results, after they changed.
     func invalidateCaches() {
         cachedSectionList = nil
         cachedObjects = nil
@@ -354,7 +358,9 @@ protocol FetchedResultsRequest: AnyObject {
     var resultType: NSFetchRequestResultType { get }
     var entityName: String? { get }
     var predicate: NSPredicate? { get }
+    /// The request's results in a context, as managed objects.
     func fetchObjects(in context: NSManagedObjectContext) throws -> [NSManagedObject]
+    /// The request as the context plans it: entity, predicate and sort keys checked and parsed.
     func plan(in context: NSManagedObjectContext) throws -> FetchPlan
 }
 
@@ -372,6 +378,7 @@ extension NSFetchRequest: FetchedResultsRequest {
 enum FetchedResultsCaches {
     private static let names = Protected([String: String]())
 
+    /// Records the configuration a cache name was used with.
     static func remember(_ name: String, describing results: FetchedResults) {
         let description =
             "\(results.request.entityName ?? "") \(results.request.predicate?.description ?? "") "
@@ -380,11 +387,13 @@ enum FetchedResultsCaches {
         names.withLock { $0[name] = description }
     }
 
+    /// Forgets a cache name, or all of them for `nil`.
     static func delete(_ name: String?) {
         names.withLock { names in
             if let name { names[name] = nil } else { names.removeAll() }
         }
     }
 
+    /// Whether a cache name is recorded.
     static func contains(_ name: String) -> Bool { names.withLock { $0[name] != nil } }
 }
