@@ -5,12 +5,14 @@ import Foundation
 /// and compared with its new ones to tell a move from an update.
 final class FetchedEntry: CountedTreeElement {
     let object: NSManagedObject
-    /// The values of the sort descriptors' keys, in stored form (a to-one destination as its ID).
-    var keys: [Any?]
+    /// The values of the sort descriptors' keys, in stored form (a to-one destination as its
+    /// ID), reduced once to what comparisons read (casting them at every comparison was most
+    /// of the time of a change).
+    var keys: [PredicateSortComparison.SortValue]
     var tie: FetchedTie
     let sectionName: String
 
-    init(object: NSManagedObject, keys: [Any?], tie: FetchedTie, sectionName: String) {
+    init(object: NSManagedObject, keys: [PredicateSortComparison.SortValue], tie: FetchedTie, sectionName: String) {
         self.object = object
         self.keys = keys
         self.tie = tie
@@ -28,6 +30,7 @@ struct FetchedTie: Comparable {
     var number: Int64
     var identity: UInt
 
+    /// The tie of an object as its ID is now.
     init(_ object: NSManagedObject) {
         let id = object.objectID
         unsaved = id.isTemporaryID
@@ -90,8 +93,10 @@ final class FetchedResults {
 
     private(set) var hasFetched = false
     var plan: FetchPlan?
-    /// The sort keys' comparisons and the section key path, split once.
+    /// The sort keys, and the comparison of each as the stored values are compared: a
+    /// case-insensitive key keeps its values folded (`[c]`), compared by Unicode scalars.
     var sortKeys: [FetchPlan.SortKey] = []
+    var keyComparisons: [FetchPlan.SortComparison] = []
     var sortKeyPaths: [[String]] = []
     var sectionKeyPath: [String]?
     /// The entities whose objects may be results.
@@ -110,6 +115,7 @@ final class FetchedResults {
     var queued: [Notification] = []
     var observers: [any NSObjectProtocol] = []
 
+    /// The state of a controller before its first fetch.
     init(
         context: NSManagedObjectContext, request: any FetchedResultsRequest, sectionNameKeyPath: String?,
         cacheName: String?, accepts: @escaping (NSManagedObject) -> Bool
@@ -145,6 +151,12 @@ final class FetchedResults {
         let objects = try request.fetchObjects(in: context)
         self.plan = plan
         sortKeys = plan.sortKeys
+        keyComparisons = plan.sortKeys.map { key in
+            switch key.comparison {
+            case .caseInsensitiveCompare, .localizedCaseInsensitiveCompare: .compare
+            default: key.comparison
+            }
+        }
         sortKeyPaths = plan.sortKeys.map { $0.key.split(separator: ".").map(String.init) }
         sectionKeyPath = sectionNameKeyPath.map { $0.split(separator: ".").map(String.init) }
         entities = Set(plan.entities.map(ObjectIdentifier.init))
@@ -204,7 +216,16 @@ final class FetchedResults {
 
     /// The entry of an object as it is now: its sort values, section name and tie.
     func makeEntry(_ object: NSManagedObject) -> FetchedEntry {
-        let keys = sortKeyPaths.map { Self.storedForm(KeyPathValue.value(of: object, at: $0)) }
+        var keys: [PredicateSortComparison.SortValue] = []
+        keys.reserveCapacity(sortKeyPaths.count)
+        for (index, path) in sortKeyPaths.enumerated() {
+            let value = PredicateSortComparison.SortValue(Self.storedForm(KeyPathValue.value(of: object, at: path)))
+            if case .string(let text) = value, keyComparisons[index] != sortKeys[index].comparison {
+                keys.append(.string(PredicateSortComparison.caseInsensitiveSortKey(text)))
+            } else {
+                keys.append(value)
+            }
+        }
         let name = sectionKeyPath.map { Self.sectionName(of: KeyPathValue.value(of: object, at: $0)) } ?? ""
         return FetchedEntry(object: object, keys: keys, tie: FetchedTie(object), sectionName: name)
     }
@@ -235,7 +256,7 @@ final class FetchedResults {
     /// The order of the results: the sort descriptors, then the tie.
     func compare(_ a: FetchedEntry, _ b: FetchedEntry) -> ComparisonResult {
         for (index, key) in sortKeys.enumerated() {
-            let result = PredicateSortComparison.compare(a.keys[index], b.keys[index], using: key.comparison)
+            let result = PredicateSortComparison.compareValues(a.keys[index], b.keys[index], using: keyComparisons[index])
             if result != .orderedSame {
                 return key.ascending ? result : (result == .orderedAscending ? .orderedDescending : .orderedAscending)
             }
@@ -243,12 +264,13 @@ final class FetchedResults {
         return a.tie < b.tie ? .orderedAscending : (b.tie < a.tie ? .orderedDescending : .orderedSame)
     }
 
+    /// Whether `a` comes before `b` in the results.
     func isBefore(_ a: FetchedEntry, _ b: FetchedEntry) -> Bool { compare(a, b) == .orderedAscending }
 
     /// Whether two entries of one object sort alike (equal under every sort comparison).
     func sameSortValues(_ a: FetchedEntry, _ b: FetchedEntry) -> Bool {
-        for (index, key) in sortKeys.enumerated()
-        where PredicateSortComparison.compare(a.keys[index], b.keys[index], using: key.comparison) != .orderedSame {
+        for index in sortKeys.indices
+        where PredicateSortComparison.compareValues(a.keys[index], b.keys[index], using: keyComparisons[index]) != .orderedSame {
             return false
         }
         return true
@@ -303,6 +325,7 @@ final class FetchedResults {
     /// Counts the changes of the results, so that copies made of them know when they are stale.
     private(set) var generation = 0
 
+    /// Forgets the lists made of the results, after they changed.
     func invalidateCaches() {
         cachedSectionList = nil
         cachedObjects = nil
@@ -335,7 +358,9 @@ protocol FetchedResultsRequest: AnyObject {
     var resultType: NSFetchRequestResultType { get }
     var entityName: String? { get }
     var predicate: NSPredicate? { get }
+    /// The request's results in a context, as managed objects.
     func fetchObjects(in context: NSManagedObjectContext) throws -> [NSManagedObject]
+    /// The request as the context plans it: entity, predicate and sort keys checked and parsed.
     func plan(in context: NSManagedObjectContext) throws -> FetchPlan
 }
 
@@ -353,6 +378,7 @@ extension NSFetchRequest: FetchedResultsRequest {
 enum FetchedResultsCaches {
     private static let names = Protected([String: String]())
 
+    /// Records the configuration a cache name was used with.
     static func remember(_ name: String, describing results: FetchedResults) {
         let description =
             "\(results.request.entityName ?? "") \(results.request.predicate?.description ?? "") "
@@ -361,11 +387,13 @@ enum FetchedResultsCaches {
         names.withLock { $0[name] = description }
     }
 
+    /// Forgets a cache name, or all of them for `nil`.
     static func delete(_ name: String?) {
         names.withLock { names in
             if let name { names[name] = nil } else { names.removeAll() }
         }
     }
 
+    /// Whether a cache name is recorded.
     static func contains(_ name: String) -> Bool { names.withLock { $0[name] != nil } }
 }

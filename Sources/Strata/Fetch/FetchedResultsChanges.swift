@@ -2,6 +2,7 @@ import Foundation
 
 /// One object's part in a change of the results.
 struct FetchedChange {
+    /// What happens to the object, in the delegate's terms.
     enum Kind { case insert, delete, move, update }
 
     var kind: Kind
@@ -27,6 +28,7 @@ struct FetchedChange {
 /// table view applies one: old index paths for what leaves or moves from (taken before anything
 /// changes), new ones for what arrives or moves to (taken after everything has).
 extension FetchedResults {
+    /// Makes a change of the results (the objects' changes of one notification) and reports it.
     func apply(_ changes: [FetchedChange]) {
         guard !changes.isEmpty else { return }
         var changes = changes

@@ -22,6 +22,8 @@ final class CountedTree<Element: CountedTreeElement> {
     /// The most elements a leaf, and the most children an internal node, holds.
     static var capacity: Int { 64 }
 
+    /// A node: a leaf holds elements, an internal node children; both keep their subtree's
+    /// summaries.
     final class Node {
         var elements: [Element] = []
         var children: [Node] = []
@@ -285,6 +287,7 @@ final class CountedTree<Element: CountedTreeElement> {
         return right
     }
 
+    /// Removes from a subtree; a child left empty is taken out of its parent.
     private static func remove(at index: Int, from node: Node) -> Element {
         let removed: Element
         if node.isLeaf {
@@ -308,6 +311,7 @@ final class CountedTree<Element: CountedTreeElement> {
         return removed
     }
 
+    /// Appends the elements of a subtree (starting at `offset`) that fall in the range.
     private static func collect(_ range: Range<Int>, from node: Node, offset: Int, into result: inout [Element]) {
         if node.isLeaf {
             let low = max(range.lowerBound - offset, 0)

@@ -42,6 +42,8 @@ extension FetchedResults {
         }
     }
 
+    /// One `ObjectsDidChange`: every object it names, once, becomes a change of the results or
+    /// nothing; `reset()` (every object invalidated) reloads them.
     private func objectsDidChange(_ info: [AnyHashable: Any]) {
         if info[NSInvalidatedAllObjectsKey] != nil {
             reloadAfterReset()
@@ -160,6 +162,7 @@ extension FetchedResults {
 
     // MARK: Reading notifications
 
+    /// The objects under a notification's key, whichever collection holds them.
     static func objects(in value: Any?) -> [NSManagedObject] {
         switch value {
         case let set as Set<NSManagedObject>: Array(set)
@@ -170,6 +173,7 @@ extension FetchedResults {
         }
     }
 
+    /// The object IDs under a notification's key, whichever collection holds them.
     static func objectIDs(in value: Any?) -> [NSManagedObjectID] {
         switch value {
         case let set as Set<NSManagedObjectID>: Array(set)

@@ -60,6 +60,7 @@ import Foundation
             }
         }
 
+        /// UIKit's check, with its message.
         private static func checkTwoIndexes(_ count: Int) {
             precondition(
                 count == 2,

@@ -40,9 +40,10 @@ public protocol NSFetchedResultsSectionInfo {
 ///         at indexPath: IndexPath?, for type: NSFetchedResultsChangeType, newIndexPath: IndexPath?
 ///     ) {
 ///         switch type {
-///         case .insert: rows.insert(anObject, at: newIndexPath!.row)
-///         case .delete: rows.remove(at: indexPath!.row)
-///         default: break
+///         case .insert: if let newIndexPath { tableView.insertRows(at: [newIndexPath]) }
+///         case .delete: if let indexPath { tableView.deleteRows(at: [indexPath]) }
+///         case .move: if let indexPath, let newIndexPath { tableView.moveRow(at: indexPath, to: newIndexPath) }
+///         case .update: if let indexPath { tableView.reloadRows(at: [indexPath]) }
 ///         }
 ///     }
 /// }
@@ -85,6 +86,7 @@ public protocol NSFetchedResultsControllerDelegate: AnyObject {
         didChangeContentWith diff: CollectionDifference<NSManagedObjectID>)
 }
 
+/// Every method is optional, as in Core Data: these do nothing.
 extension NSFetchedResultsControllerDelegate {
     public func controllerWillChangeContent(_ controller: NSFetchedResultsController<NSFetchRequestResult>) {}
 

@@ -76,6 +76,33 @@ import Testing
         }
     }
 
+    @Test func valuesEqualUnderTheDescriptorsComparisonKeepTheirPlace() throws {
+        try withNotes { context, notes in
+            let request = FetchedNotes.request()
+            request.sortDescriptors = [
+                NSSortDescriptor(key: "title", ascending: true, selector: Selector("caseInsensitiveCompare:")),
+                NSSortDescriptor(key: "serial", ascending: true),
+            ]
+            let controller = NSFetchedResultsController(
+                fetchRequest: request, managedObjectContext: context, sectionNameKeyPath: nil, cacheName: nil)
+            let recorder = DelegateRecorder()
+            controller.delegate = recorder
+            try controller.performFetch()
+            // "b2" to "B2" compares the same without case: an update, in place.
+            try #require(notes["b2"]).setValue("B2", forKey: "title")
+            context.processPendingChanges()
+            #expect(recorder.take() == [.willChange, .object("B2", path(3, 0), .update, path(3, 0)), .didChange])
+            // "A3" sorts after "a2" and before "b1" without case.
+            try #require(notes["c1"]).setValue("A3", forKey: "title")
+            context.processPendingChanges()
+            #expect(recorder.take() == [.willChange, .object("A3", path(5, 0), .move, path(2, 0)), .didChange])
+            let titles = controller.fetchedObjects?.compactMap { $0.value(forKey: "title") as? String }
+            #expect(titles == ["a1", "a2", "A3", "b1", "B2", "b3"])
+            #expect(
+                try context.fetch(request).map(ObjectIdentifier.init) == controller.fetchedObjects?.map(ObjectIdentifier.init))
+        }
+    }
+
     @Test func aNewSectionIsInsertedBeforeItsObject() throws {
         try withNotes { context, _ in
             let (controller, recorder) = try FetchedNotes.controller(in: context)

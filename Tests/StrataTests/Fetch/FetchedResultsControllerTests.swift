@@ -215,6 +215,42 @@ import Testing
         }
     }
 
+    @Test func aNewPredicateTakesEffectAtTheNextFetch() throws {
+        try withNotes { context, notes in
+            let (controller, recorder) = try FetchedNotes.controller(in: context)
+            controller.fetchRequest.predicate = NSPredicate(format: "rank >= 2")
+            #expect(controller.fetchedObjects?.count == 6)
+            try controller.performFetch()
+            #expect(FetchedNotes.titles(controller) == [["a2"], ["b2", "b3"]])
+            // Changes follow the new predicate.
+            try #require(notes["b1"]).setValue(Int64(5), forKey: "rank")
+            context.processPendingChanges()
+            #expect(recorder.take() == [.willChange, .object("b1", nil, .insert, IndexPath(row: 2, section: 1)), .didChange])
+        }
+    }
+
+    @Test func aControllerNobodyHoldsGoesAwayAndStopsFollowing() throws {
+        try withNotes { context, notes in
+            let recorder = DelegateRecorder()
+            weak var gone: NSFetchedResultsController<NSManagedObject>?
+            weak var results: FetchedResults?
+            do {
+                let controller = NSFetchedResultsController(
+                    fetchRequest: FetchedNotes.request(), managedObjectContext: context, sectionNameKeyPath: "topic.name",
+                    cacheName: nil)
+                controller.delegate = recorder
+                try controller.performFetch()
+                gone = controller
+                results = controller.results
+            }
+            #expect(gone == nil)
+            #expect(results == nil)
+            try #require(notes["a1"]).setValue(Int64(9), forKey: "rank")
+            context.processPendingChanges()
+            #expect(recorder.calls.isEmpty)
+        }
+    }
+
     @Test func changeTypesHaveApplesRawValues() {
         #expect(NSFetchedResultsChangeType.insert.rawValue == 1)
         #expect(NSFetchedResultsChangeType.delete.rawValue == 2)
