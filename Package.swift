@@ -63,6 +63,8 @@ import PackageDescription
                 "TodoKit",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+                // Graceful shutdown reaches the live list's endless event streams through it.
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .executableTarget(
@@ -101,6 +103,8 @@ let package = Package(
         // full Foundation) are not needed, and leaving them out builds less.
         .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1", traits: []),
         .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
+        // Already in the graph through Hummingbird; named here for `TodoWeb`'s graceful shutdown.
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0"),
     ],
     targets: coreDataTargets + [
         .target(

@@ -4,8 +4,9 @@ import Logging
 import Synchronization
 import TodoKit
 
-/// The web interface of the to-do list: the page at `/` and the JSON API under `/api`, served
-/// by Hummingbird over the repositories of one store.
+/// The web interface of the to-do list: the page at `/`, the JSON API under `/api`, and the
+/// live list's events at `/api/events` (`LiveUpdates`), served by Hummingbird over the
+/// repositories of one store.
 ///
 /// ```swift
 /// let services = try TodoServices(store: .standard)
@@ -20,11 +21,17 @@ public struct TodoServer: Sendable {
     /// The port; 0 lets the system pick a free one, which `onListening` then tells.
     public let port: Int
     public var logger: Logger
+    /// The open pages, which get every change of the store while the server runs.
+    public let liveUpdates: LiveUpdates
 
-    public init(services: TodoServices, host: String = "127.0.0.1", port: Int = 8080, logLevel: Logger.Level = .warning) {
+    public init(
+        services: TodoServices, host: String = "127.0.0.1", port: Int = 8080, logLevel: Logger.Level = .warning,
+        keepAliveInterval: Duration = .seconds(15)
+    ) {
         self.services = services
         self.host = host
         self.port = port
+        liveUpdates = LiveUpdates(keepAliveInterval: keepAliveInterval)
         var logger = Logger(label: "todo-serve")
         logger.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap { Logger.Level(rawValue: $0) } ?? logLevel
         self.logger = logger
@@ -48,6 +55,9 @@ public struct TodoServer: Sendable {
         _ run: (Application<RouterResponder<TodoRequestContext>>) async throws -> Void
     ) async throws {
         let listening = ListeningFlag()
+        // Followed from before the socket is bound, so that no save a page could see is missed.
+        let changes = services.persistence.todoChanges()
+        let updates = liveUpdates
         let host = host
         let urlHost = host.contains(":") ? "[\(host)]" : host
         let application = Application(
@@ -60,7 +70,11 @@ public struct TodoServer: Sendable {
             logger: logger
         )
         do {
-            try await run(application)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { await updates.follow(changes) }
+                defer { group.cancelAll() }
+                try await run(application)
+            }
         } catch {
             guard listening.isSet else {
                 throw TodoServerError.cannotListen(host: host, port: port, reason: "\(error)")
@@ -78,6 +92,7 @@ public struct TodoServer: Sendable {
         let writes = WriteQueue()
         TodoRoutes(services: services, writes: writes).register(on: router.group("api/todos"))
         TagRoutes(services: services, writes: writes).register(on: router.group("api/tags"))
+        EventRoutes(updates: liveUpdates).register(on: router.group("api/events"))
         return router
     }
 }

@@ -44,6 +44,21 @@ struct ServeCommandTests {
         #expect(server.outputText.contains("Stopped"))
     }
 
+    @Test("SIGTERM with a page following the live events: the stream ends and the program stops")
+    func terminateWithAnOpenEventStream() async throws {
+        let todo = try TodoProgram()
+        let server = try todo.start("--in-memory", "serve", "--port", "0")
+        let port = try #require(try await Self.address(of: server).port)
+        let page = try OpenEventStream(port: port)
+        #expect(try await page.wait { $0.text.contains("event: ready") }, "no ready event: \(page.text)")
+        // Without the stream's graceful-shutdown handler the server would wait for it forever.
+        #expect(try await server.stop(with: SIGTERM, within: 20) == 0)
+        #expect(try await page.wait(within: 5) { $0.hasEnded })
+        // The last chunk of the body: the stream was ended, not cut.
+        #expect(page.text.hasSuffix("0\r\n\r\n"), "the stream ended with: \(page.text.suffix(40).debugDescription)")
+        #expect(server.outputText.contains("Stopped"))
+    }
+
     @Test("a port in use ends with status 1 and a sentence; a port out of range with 64")
     func badPorts() async throws {
         let todo = try TodoProgram()

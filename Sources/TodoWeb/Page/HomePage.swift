@@ -10,6 +10,9 @@ import Hummingbird
 /// `delete-button`), `#page-info`, `#prev-page`, `#next-page`, `#message`, and the editor
 /// dialog `#editor` (`#edit-title`, `#edit-tags`, `#edit-latitude`, `#edit-longitude`,
 /// `#edit-altitude`, `#edit-place`, `#edit-clear-location`, `#edit-save`, `#edit-cancel`).
+/// The body's `data-state` is `ready` once a load has been drawn, `data-live` is `on` while the
+/// page follows the server's events (`/api/events`), and `data-version` is the last change's
+/// number.
 enum HomePage {
     /// The whole document.
     static let html: String =

@@ -3,7 +3,7 @@
 enum PageScript {
     static let javascript = #"""
         "use strict";
-        const state = { search: "", tagId: "", page: 1, pageSize: 10, tags: [], todos: [], editing: null, serial: 0 };
+        const state = { search: "", tagId: "", page: 1, pageSize: 10, tags: [], todos: [], total: 0, editing: null, serial: 0, version: 0 };
         const $ = (id) => document.getElementById(id);
 
         async function api(method, path, body) {
@@ -117,9 +117,56 @@ enum PageScript {
           ]);
         }
 
+        // The list is drawn by to-do id: an item whose to-do is unchanged keeps its element, and
+        // one that changed gets a new element that takes over what the person was typing in the
+        // old one. Elements are moved only where the order changed, so that the one being typed
+        // in keeps its focus while other pages' changes arrive.
+        const drawn = new Map();
+
+        function keepTyping(old, replacement) {
+          const oldForm = old.querySelector('[data-testid="tag-form"]');
+          const newForm = replacement.querySelector('[data-testid="tag-form"]');
+          newForm.hidden = oldForm.hidden;
+          const oldInput = oldForm.querySelector("input");
+          const newInput = newForm.querySelector("input");
+          newInput.value = oldInput.value;
+          if (document.activeElement === oldInput) {
+            return () => {
+              newInput.focus();
+              newInput.setSelectionRange(oldInput.selectionStart, oldInput.selectionEnd);
+            };
+          }
+          return null;
+        }
+
+        function drawItems(todos) {
+          const list = $("todo-list");
+          const refocus = [];
+          const items = todos.map((todo) => {
+            const json = JSON.stringify(todo);
+            const old = drawn.get(todo.id);
+            if (old && old.json === json) return { id: todo.id, node: old.node, json };
+            const node = todoItem(todo);
+            if (old) {
+              const focus = keepTyping(old.node, node);
+              if (focus) refocus.push(focus);
+            }
+            return { id: todo.id, node, json };
+          });
+          const kept = new Set(items.map((item) => item.node));
+          for (const child of [...list.children]) if (!kept.has(child)) child.remove();
+          items.forEach((item, index) => {
+            if (list.children[index] !== item.node) list.insertBefore(item.node, list.children[index] ?? null);
+          });
+          drawn.clear();
+          for (const item of items) drawn.set(item.id, item);
+          for (const focus of refocus) focus();
+        }
+
         function renderTodos(list) {
           state.todos = list.todos;
-          $("todo-list").replaceChildren(...list.todos.map(todoItem));
+          state.total = list.total;
+          drawItems(list.todos);
           const empty = $("empty");
           empty.hidden = list.total > 0;
           empty.textContent = state.search || state.tagId ? "No to-dos match." : "No to-dos yet: add one above.";
@@ -268,6 +315,64 @@ enum PageScript {
         $("prev-page").addEventListener("click", () => { state.page = Math.max(1, state.page - 1); refresh(); });
         $("next-page").addEventListener("click", () => { state.page += 1; refresh(); });
 
+        // The live list: the server sends every change of the store (this page's own, other
+        // pages', other programs' on the same server) as a "change" event with the to-dos'
+        // new values. They are shown at once, then the page refetches its page of the list and
+        // the tags, so that paging, counts and order agree with the server. After a lost
+        // connection (a restarted server), EventSource reconnects by itself and the page
+        // refetches, having perhaps missed changes meanwhile.
+        function comparable(text) {
+          return text.normalize("NFD").replace(/\p{M}/gu, "").toLowerCase();
+        }
+
+        function shownHere(todo) {
+          if (state.tagId && !todo.tags.some((tag) => tag.id === state.tagId)) return false;
+          return !state.search || comparable(todo.title).includes(comparable(state.search));
+        }
+
+        function newestFirst(a, b) {
+          if (a.updatedAt !== b.updatedAt) return a.updatedAt < b.updatedAt ? 1 : -1;
+          if (a.createdAt !== b.createdAt) return a.createdAt < b.createdAt ? 1 : -1;
+          return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+        }
+
+        function applyChange(change) {
+          const gone = new Set(change.deleted ?? []);
+          const changed = new Map((change.updated ?? []).map((todo) => [todo.id, todo]));
+          let todos = state.todos.filter((todo) => !gone.has(todo.id)).map((todo) => changed.get(todo.id) ?? todo);
+          if (state.page === 1) {
+            const shown = new Set(todos.map((todo) => todo.id));
+            todos = todos.concat((change.inserted ?? []).filter((todo) => !shown.has(todo.id)));
+          }
+          todos = todos.filter(shownHere).sort(newestFirst).slice(0, state.pageSize);
+          state.todos = todos;
+          drawItems(todos);
+          if (todos.length > 0) $("empty").hidden = true;
+          clearTimeout(state.liveTimer);
+          state.liveTimer = setTimeout(refresh, 100);
+        }
+
+        function listen() {
+          const source = new EventSource("/api/events");
+          source.addEventListener("ready", () => {
+            document.body.dataset.live = "on";
+            if (state.listened) refresh();
+            state.listened = true;
+          });
+          source.addEventListener("change", (event) => {
+            const change = JSON.parse(event.data);
+            state.version = change.version;
+            document.body.dataset.version = String(change.version);
+            applyChange(change);
+          });
+          source.addEventListener("error", () => {
+            document.body.dataset.live = "off";
+            // Closed for good (the server answered with an error): start again a little later.
+            if (source.readyState === EventSource.CLOSED) setTimeout(listen, 2000);
+          });
+        }
+
         refresh();
+        listen();
         """#
 }

@@ -12,11 +12,14 @@ struct APIClient: Sendable {
     let base: URL
     /// The store the server serves, for checking what a request left behind.
     let services: TodoServices
+    /// The server's open pages, for checking who is subscribed.
+    let live: LiveUpdates
     let session: URLSession
 
-    init(base: URL, services: TodoServices) {
+    init(base: URL, services: TodoServices, live: LiveUpdates) {
         self.base = base
         self.services = services
+        self.live = live
         let configuration = URLSessionConfiguration.ephemeral
         configuration.httpMaximumConnectionsPerHost = 32
         configuration.timeoutIntervalForRequest = 30

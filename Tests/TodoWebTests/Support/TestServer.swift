@@ -13,9 +13,11 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
 
 /// Runs `body` with a `TodoServer` serving in this process on a free port of 127.0.0.1, over a
 /// store of its own (a SQLite one in a temporary folder removed afterwards), and stops the
-/// server when `body` returns or throws.
+/// server when `body` returns or throws. `keepAliveInterval` is the live events' (short in
+/// the tests of pages that go away, which the server notices at its next write).
 func withServer<Result: Sendable>(
-    _ kind: StoreKind = .inMemory, sample: Bool = false, _ body: (APIClient) async throws -> Result
+    _ kind: StoreKind = .inMemory, sample: Bool = false, keepAliveInterval: Duration = .seconds(15),
+    _ body: (APIClient) async throws -> Result
 ) async throws -> Result {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("todoweb-tests-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: folder) }
@@ -32,7 +34,7 @@ func withServer<Result: Sendable>(
     }
     // The server logs its cancellation at the end of each test as an error; only real
     // failures are worth reading here.
-    let server = TodoServer(services: services, port: 0, logLevel: .critical)
+    let server = TodoServer(services: services, port: 0, logLevel: .critical, keepAliveInterval: keepAliveInterval)
     let (addresses, continuation) = AsyncStream<String>.makeStream()
     let serving = Task {
         defer { continuation.finish() }
@@ -43,7 +45,7 @@ func withServer<Result: Sendable>(
         try await serving.value
         throw CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey: "the server stopped before listening"])
     }
-    let client = APIClient(base: url, services: services)
+    let client = APIClient(base: url, services: services, live: server.liveUpdates)
     do {
         let result = try await body(client)
         try await stop(serving, client)
