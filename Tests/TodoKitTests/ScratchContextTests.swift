@@ -23,12 +23,12 @@ struct ScratchContextTests {
             request.predicate = NSPredicate(format: "todoId == %@", todo.id as CVarArg)
             let entity = try #require(try scratch.fetch(request).first)
             entity.title = "Draft the agenda for Monday"
-            #expect(scratch.undoManager?.canUndo == true)
             scratch.undo()
             #expect(entity.title == "Draft the agenda")
             #expect(scratch.undoManager?.canRedo == true)
             scratch.redo()
             #expect(entity.title == "Draft the agenda for Monday")
+            #expect(scratch.undoManager?.canUndo == true)
             try scratch.save()
         }
         #expect(scratch.name == "Example-Scratch")
