@@ -165,15 +165,19 @@ enum PageScript {
 
         function renderTodos(list) {
           state.todos = list.todos;
-          state.total = list.total;
           drawItems(list.todos);
+          showCounts(list.total, list.page, list.pageCount);
+        }
+
+        function showCounts(total, page = state.page, pageCount = Math.max(1, Math.ceil(total / state.pageSize))) {
+          state.total = total;
           const empty = $("empty");
-          empty.hidden = list.total > 0;
+          empty.hidden = total > 0;
           empty.textContent = state.search || state.tagId ? "No to-dos match." : "No to-dos yet: add one above.";
-          const noun = list.total === 1 ? "to-do" : "to-dos";
-          $("page-info").textContent = `Page ${list.page} of ${list.pageCount} · ${list.total} ${noun}`;
-          $("prev-page").disabled = list.page <= 1;
-          $("next-page").disabled = list.page >= list.pageCount;
+          const noun = total === 1 ? "to-do" : "to-dos";
+          $("page-info").textContent = `Page ${page} of ${pageCount} · ${total} ${noun}`;
+          $("prev-page").disabled = page <= 1;
+          $("next-page").disabled = page >= pageCount;
         }
 
         function renderTags() {
@@ -345,9 +349,14 @@ enum PageScript {
             todos = todos.concat((change.inserted ?? []).filter((todo) => !shown.has(todo.id)));
           }
           todos = todos.filter(shownHere).sort(newestFirst).slice(0, state.pageSize);
+          // The count as far as this page can tell (deletes of to-dos on other pages it cannot);
+          // the refetch that follows has the server's, and until then the page says it is loading.
+          const added = (change.inserted ?? []).filter(shownHere).length;
+          const removed = state.todos.filter((todo) => gone.has(todo.id)).length;
           state.todos = todos;
           drawItems(todos);
-          if (todos.length > 0) $("empty").hidden = true;
+          showCounts(Math.max(todos.length, state.total + added - removed));
+          document.body.dataset.state = "loading";
           clearTimeout(state.liveTimer);
           state.liveTimer = setTimeout(refresh, 100);
         }

@@ -96,7 +96,9 @@ struct LivePageInBrowserTests {
         let id = try #require(view.items.first { $0.title == title }?.id)
         let item = "[data-testid=\"todo-item\"][data-id=\"\(id)\"]"
 
-        // B starts tagging the to-do; A completes it: B shows it done, and keeps the typing.
+        // B starts tagging the to-do (once its refetch after the change is in); A completes it:
+        // B shows it done, and keeps the typing.
+        try await waitFor(b, "window B's refetch") { $0.ready }
         try await b.click(try await b.find("\(item) [data-testid=\"tag-button\"]"))
         try await b.type("half a tag", into: try await b.find("\(item) [data-testid=\"tag-input\"]"))
         try await a.click(try await a.find("\(item) [data-testid=\"todo-toggle\"]"))
@@ -106,11 +108,13 @@ struct LivePageInBrowserTests {
         #expect(try await services.todos.todo(id: try #require(UUID(uuidString: id))).completedAt != nil)
 
         // Delete in A: gone from B.
+        try await waitFor(a, "window A's refetch") { $0.ready }
         try await a.click(try await a.find("\(item) [data-testid=\"delete-button\"]"))
         view = try await within(1, b, "the to-do gone") { !$0.items.contains { $0.id == id } && $0.items.count == 7 }
         #expect(view.marker == "set before the changes")
 
         // The other way: B completes a to-do, A shows it.
+        view = try await waitFor(b, "window B's refetch") { $0.ready }
         let other = try #require(view.items.first { !$0.done })
         try await b.click(try await b.find("[data-testid=\"todo-item\"][data-id=\"\(other.id)\"] [data-testid=\"todo-toggle\"]"))
         _ = try await within(1, a, "the to-do B completed") { $0.items.first { $0.id == other.id }?.done == true }
