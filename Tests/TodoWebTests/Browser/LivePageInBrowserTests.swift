@@ -160,7 +160,8 @@ struct LivePageInBrowserTests {
         var view = try await window.execute(readView, as: View.self)
         while !condition(view) {
             guard Date() < deadline else {
-                Issue.record("The page never showed \(what) within \(seconds) s; it shows \(view)", sourceLocation: sourceLocation)
+                Issue.record(
+                    "The page never showed \(what) within \(seconds) s; it shows \(view)", sourceLocation: sourceLocation)
                 throw CancellationError()
             }
             try await Task.sleep(for: .milliseconds(20))

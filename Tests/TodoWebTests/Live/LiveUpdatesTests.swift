@@ -143,8 +143,9 @@ struct LiveUpdatesTests {
         #expect(
             ServerSentEvent(name: "ready", id: "0", data: #"{"version":0}"#, retry: 1000).text
                 == "retry: 1000\nevent: ready\nid: 0\ndata: {\"version\":0}\n\n")
-        #expect(ServerSentEvent(name: "change", data: "one\r\ntwo\rthree\nfour").text
-            == "event: change\ndata: one\ndata: two\ndata: three\ndata: four\n\n")
+        #expect(
+            ServerSentEvent(name: "change", data: "one\r\ntwo\rthree\nfour").text
+                == "event: change\ndata: one\ndata: two\ndata: three\ndata: four\n\n")
         #expect(ServerSentEvent(name: "x\ny", id: "1\r\n2", data: "").text == "event: xy\nid: 12\ndata: \n\n")
         #expect(ServerSentEvent.comment("keep-alive").text == ": keep-alive\n\n")
     }
