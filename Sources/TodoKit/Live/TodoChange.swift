@@ -26,9 +26,9 @@ extension TodoChange {
     /// saving context's queue (the notification is posted there, so its objects may be read).
     ///
     /// A to-do shows its tags' titles and its place, so a renamed tag or a moved place counts
-    /// as a change of every to-do that carries it. A to-do deleted without ever being read
-    /// (a fault when its context deleted it) has no id left to tell, and is left out; the page
-    /// refetches its list after each change, which drops it there.
+    /// as a change of every to-do that carries it. A deleted to-do whose id cannot be read any
+    /// more is left out (the live page refetches its list after each change, which drops it
+    /// there); deleting a fault fires it, so its id is normally there.
     init(savedObjects info: [AnyHashable: Any]) {
         let inserted = Self.objects(info[NSInsertedObjectsKey])
         let updated = Self.objects(info[NSUpdatedObjectsKey])
