@@ -180,7 +180,12 @@ enum PageScript {
           $("next-page").disabled = page >= pageCount;
         }
 
+        // Redrawn only when the tags or the chosen one changed: the refetch after another page's
+        // change must not swap the buttons under a pointer about to click one.
         function renderTags() {
+          const drawnTags = JSON.stringify([state.tagId, state.tags]);
+          if (drawnTags === renderTags.drawn) return;
+          renderTags.drawn = drawnTags;
           const filter = (id, title, count) => element("li", {}, [
             element("button", {
               type: "button", className: state.tagId === id ? "tag-filter active" : "tag-filter",
