@@ -28,6 +28,9 @@ struct EventStreamTests {
             #expect(live.version == 1 && live.inserted == [todo])
             // Kept on one line: a JSON value with line breaks would need a data line for each.
             #expect(change.data?.contains("\n") == false)
+            // The to-do as the API serves it from the store, so that the page's refetch after the
+            // change finds the item it drew unchanged (and leaves its element alone).
+            #expect(live.inserted.first == (try await api.expect(200, TodoModel.self, "GET", todo.path)))
         }
     }
 
