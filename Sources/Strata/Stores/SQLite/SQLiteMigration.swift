@@ -224,12 +224,14 @@ struct SQLiteMigration {
     /// left empty fails it (134110, "missing attribute values on mandatory destination
     /// attribute"). Only values the migration may leave empty are looked at.
     private func checkMandatoryValues(_ plans: [TablePlan], in db: Database) throws {
-        for plan in plans where !plan.isKept {
+        for plan in plans {
+            // A kept table is checked in place: its values are the ones it keeps.
+            let table = plan.isKept ? plan.table.name : plan.temporaryName
             for check in plan.mandatoryChecks {
                 let count =
                     try Int.fetchOne(
                         db,
-                        sql: "SELECT count(*) FROM \(plan.temporaryName) WHERE Z_ENT = \(check.entityNumber) AND \(check.column) IS NULL"
+                        sql: "SELECT count(*) FROM \(table) WHERE Z_ENT = \(check.entityNumber) AND \(check.column) IS NULL"
                     ) ?? 0
                 guard count > 0 else { continue }
                 let kind = check.isRelationship ? "relationship" : "attribute"
