@@ -94,7 +94,9 @@ struct MappingInference {
 
     // MARK: Entity mappings
 
-    private func entityMapping(destination entity: NSEntityDescription, source sourceEntity: NSEntityDescription?) throws
+    private func entityMapping(
+        destination entity: NSEntityDescription, source sourceEntity: NSEntityDescription?
+    ) throws
         -> NSEntityMapping
     {
         let mapping = NSEntityMapping()
@@ -166,7 +168,9 @@ struct MappingInference {
         .doubleAttributeType, .floatAttributeType, .booleanAttributeType,
     ]
 
-    private func checkType(from old: NSAttributeDescription, to new: NSAttributeDescription, entity: NSEntityDescription)
+    private func checkType(
+        from old: NSAttributeDescription, to new: NSAttributeDescription, entity: NSEntityDescription
+    )
         throws
     {
         let (from, to) = (old.attributeType, new.attributeType)
@@ -193,7 +197,8 @@ struct MappingInference {
             relationship
             ? "FUNCTION($manager, \"destinationInstancesForSourceRelationshipNamed:sourceInstances:\" , \"\(source)\", $source.\(source))"
             : "$source.\(source)"
-        mapping.valueExpression = (try? NSExpression.parse(format: format)) ?? (try? NSExpression.parse(format: "$source.\(source)"))
+        mapping.valueExpression =
+            (try? NSExpression.parse(format: format)) ?? (try? NSExpression.parse(format: "$source.\(source)"))
         return mapping
     }
 
@@ -201,6 +206,8 @@ struct MappingInference {
         var info: [String: Any] = ["reason": reason]
         if let entity { info["entity"] = entity }
         if let property { info["property"] = property }
-        return CoreDataError.make(NSInferredMappingModelError, "Can't find or automatically infer mapping model for migration: \(reason)", userInfo: info)
+        return CoreDataError.make(
+            NSInferredMappingModelError, "Can't find or automatically infer mapping model for migration: \(reason)",
+            userInfo: info)
     }
 }

@@ -10,7 +10,9 @@ import Foundation
 /// `.xcdatamodel` folders beside it), and then at the bundles as Apple does.
 enum MigrationSourceModels {
     /// The source model for a store's metadata, or `nil` when none of the models matches.
-    static func model(forStoreMetadata metadata: [String: Any], destination: NSManagedObjectModel)
+    static func model(
+        forStoreMetadata metadata: [String: Any], destination: NSManagedObjectModel
+    )
         -> NSManagedObjectModel?
     {
         guard let stored = metadata[NSStoreModelVersionHashesKey] as? [String: Any] else { return nil }

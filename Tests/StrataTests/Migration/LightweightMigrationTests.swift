@@ -123,16 +123,21 @@ import Testing
             #expect(writers.map { ($0.value(forKey: "age") as? NSNumber)?.int64Value } == [36, nil])
             #expect(writers.map { ($0.value(forKey: "rating") as? NSNumber)?.doubleValue } == [2.5, 2.5])
             let adaBooks = try #require(writers.first?.value(forKey: "books") as? NSOrderedSet)
-            #expect(adaBooks.array.compactMap { ($0 as? NSManagedObject)?.value(forKey: "caption") as? String } == ["One", "Two"])
+            #expect(
+                adaBooks.array.compactMap { ($0 as? NSManagedObject)?.value(forKey: "caption") as? String } == ["One", "Two"])
 
             let books = try MigrationFixtures.fetch("Book", in: context, sortedBy: "caption")
             #expect(books.map { $0.value(forKey: "caption") as? String } == ["One", "Three", "Two"])
             // Optional → required with a default: the book without pages gets the default.
             #expect(books.map { ($0.value(forKey: "pages") as? NSNumber)?.intValue } == [100, 300, 0])
             #expect(books.map { $0.value(forKey: "isbn") as? String } == ["none", "none", "none"])
-            #expect(books.map { ($0.value(forKey: "writer") as? NSManagedObject)?.value(forKey: "name") as? String } == ["Ada", "Bob", "Ada"])
+            #expect(
+                books.map { ($0.value(forKey: "writer") as? NSManagedObject)?.value(forKey: "name") as? String } == [
+                    "Ada", "Bob", "Ada",
+                ])
             let tags = books.map { book in
-                ((book.value(forKey: "tags") as? Set<NSManagedObject>) ?? []).compactMap { $0.value(forKey: "label") as? String }.sorted()
+                ((book.value(forKey: "tags") as? Set<NSManagedObject>) ?? []).compactMap { $0.value(forKey: "label") as? String }
+                    .sorted()
             }
             #expect(tags == [["blue", "red"], ["blue"], []])
             let cover = try #require(books.first?.value(forKey: "cover") as? NSManagedObject)
@@ -160,7 +165,8 @@ import Testing
         try queue.read { db in
             let entities = try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY ORDER BY Z_ENT")
                 .map { "\($0[0] as Int) \($0[1] as String) \($0[2] as Int)" }
-            #expect(entities == ["1 Book 0", "2 Image 0", "3 Publication 0", "4 Magazine 3", "5 Reader 0", "6 Tag 0", "7 Writer 0"])
+            #expect(
+                entities == ["1 Book 0", "2 Image 0", "3 Publication 0", "4 Magazine 3", "5 Reader 0", "6 Tag 0", "7 Writer 0"])
             #expect(try !db.tableExists("ZSHELF"))
             #expect(try !db.tableExists("ZAUTHOR"))
             #expect(try !db.tableExists("ZMAGAZINE"))

@@ -78,7 +78,8 @@ import Testing
     @Test func newUniquenessConstraintThatTheRowsBreakFails() throws {
         let v2 = Self.v1.replacingOccurrences(
             of: "</entity>",
-            with: #"<uniquenessConstraints><uniquenessConstraint><constraint value="body"/></uniquenessConstraint></uniquenessConstraints></entity>"#
+            with:
+                #"<uniquenessConstraints><uniquenessConstraint><constraint value="body"/></uniquenessConstraint></uniquenessConstraints></entity>"#
         )
         let bundle = try MigrationFixtures.bundle(["V1": Self.v1, "V2": v2], current: "V2")
         defer { try? FileManager.default.removeItem(at: bundle.deletingLastPathComponent()) }
@@ -103,7 +104,8 @@ import Testing
     }
 
     @Test func withoutTheMigrationOptionTheStoreIsRefusedAsBefore() throws {
-        let v2 = Self.v1.replacingOccurrences(of: "</entity>", with: #"<attribute name="x" optional="YES" attributeType="String"/></entity>"#)
+        let v2 = Self.v1.replacingOccurrences(
+            of: "</entity>", with: #"<attribute name="x" optional="YES" attributeType="String"/></entity>"#)
         let bundle = try MigrationFixtures.bundle(["V1": Self.v1, "V2": v2], current: "V2")
         defer { try? FileManager.default.removeItem(at: bundle.deletingLastPathComponent()) }
         let url = try Self.store(bundle)
@@ -126,14 +128,20 @@ import Testing
         defer { try? FileManager.default.removeItem(at: url) }
         try Self.saveLonelyStore(at: url)
         let other = try NSManagedObjectModel.load(
-            xml: Data(MigrationFixtures.xml(#"<entity name="Other"><attribute name="x" optional="YES" attributeType="String"/></entity>"#).utf8))
+            xml: Data(
+                MigrationFixtures.xml(
+                    #"<entity name="Other"><attribute name="x" optional="YES" attributeType="String"/></entity>"#
+                ).utf8))
         let error = #expect(throws: NSError.self) { _ = try MigrationFixtures.open(other, url) }
         #expect(error?.code == NSMigrationMissingSourceModelError)
     }
 
     private static func saveLonelyStore(at url: URL) throws {
         let lonely = try NSManagedObjectModel.load(
-            xml: Data(MigrationFixtures.xml(#"<entity name="Lonely"><attribute name="y" optional="YES" attributeType="String"/></entity>"#).utf8))
+            xml: Data(
+                MigrationFixtures.xml(
+                    #"<entity name="Lonely"><attribute name="y" optional="YES" attributeType="String"/></entity>"#
+                ).utf8))
         let (coordinator, context) = try MigrationFixtures.open(lonely, url)
         try context.performAndWait {
             _ = MigrationFixtures.insert("Lonely", ["y": "1"], into: context)

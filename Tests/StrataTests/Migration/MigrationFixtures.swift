@@ -44,7 +44,9 @@ enum MigrationFixtures {
     }
 
     /// A coordinator of the model with the store at `url` added, and a context on it.
-    static func open(_ model: NSManagedObjectModel, _ url: URL, options: [AnyHashable: Any]? = migrate) throws
+    static func open(
+        _ model: NSManagedObjectModel, _ url: URL, options: [AnyHashable: Any]? = migrate
+    ) throws
         -> (NSPersistentStoreCoordinator, NSManagedObjectContext)
     {
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)

@@ -242,7 +242,9 @@ struct SQLiteMigration {
         }
     }
 
-    static func error(_ reason: String, entity: String? = nil, property: String? = nil, key: String = "property")
+    static func error(
+        _ reason: String, entity: String? = nil, property: String? = nil, key: String = "property"
+    )
         -> NSError
     {
         var info: [String: Any] = ["reason": reason]

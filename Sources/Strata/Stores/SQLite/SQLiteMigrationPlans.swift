@@ -41,7 +41,8 @@ extension SQLiteMigration {
         let keepsAll = Set(mapped.map { ObjectIdentifier($0.1) }) == Set(sourceHierarchy.map(ObjectIdentifier.init))
         let filter =
             single || keepsAll
-            ? "" : "WHERE s.Z_ENT IN (\(mapped.compactMap { sourceSchema.entityNumber(for: $0.1) }.map(String.init).joined(separator: ", ")))"
+            ? ""
+            : "WHERE s.Z_ENT IN (\(mapped.compactMap { sourceSchema.entityNumber(for: $0.1) }.map(String.init).joined(separator: ", ")))"
         let owners = columnOwners(hierarchy: hierarchy, root: root)
         var selects: [String] = []
         for column in table.columns {
@@ -166,7 +167,9 @@ extension SQLiteMigration {
 
     // MARK: Attributes
 
-    func sourceAttribute(_ attribute: NSAttributeDescription, destination entity: NSEntityDescription, source: NSEntityDescription)
+    func sourceAttribute(
+        _ attribute: NSAttributeDescription, destination entity: NSEntityDescription, source: NSEntityDescription
+    )
         -> NSAttributeDescription?
     {
         sourceProperties[entity.name ?? ""]?[attribute.name].flatMap { source.attributesByName[$0] }
@@ -278,12 +281,15 @@ extension SQLiteMigration {
     }
 
     /// The hidden column of a to-many without inverse: the key of the object holding this row.
-    private func hiddenValue(_ relationship: NSRelationshipDescription, owner: NSEntityDescription, rows: SourceRows)
+    private func hiddenValue(
+        _ relationship: NSRelationshipDescription, owner: NSEntityDescription, rows: SourceRows
+    )
         -> String?
     {
         guard let old = sourceRelationship(relationship, destination: owner, source: sourceEntities[owner.name ?? ""])
         else { return nil }
-        if old.inverseRelationship == nil, let column = sourceSchema.hiddenInverseColumns["\(old.entity?.name ?? "").\(old.name)"],
+        if old.inverseRelationship == nil,
+            let column = sourceSchema.hiddenInverseColumns["\(old.entity?.name ?? "").\(old.name)"],
             rows.links.has(rows.table, column)
         {
             return "s.\(column)"
@@ -296,7 +302,9 @@ extension SQLiteMigration {
 
     /// The mandatory values of the destination that the migration may leave empty: new
     /// ones without a default, and ones that were optional.
-    private func mandatoryChecks(_ mapped: [(NSEntityDescription, NSEntityDescription)], rows: SourceRows)
+    private func mandatoryChecks(
+        _ mapped: [(NSEntityDescription, NSEntityDescription)], rows: SourceRows
+    )
         -> [MandatoryCheck]
     {
         var checks: [MandatoryCheck] = []
