@@ -98,9 +98,13 @@ struct SQLiteMigration {
             if let name: String = row["Z_NAME"] { lastKeys[name] = row["Z_MAX"] ?? 0 }
         }
         try dropDerivedAttributeTriggers(db)
-        for plan in plans where !plan.isKept {
-            try db.execute(sql: plan.createSQL)
-            if let fill = plan.fillSQL { try db.execute(sql: fill) }
+        for plan in plans {
+            if plan.isKept {
+                for statement in plan.alterSQL { try db.execute(sql: statement) }
+            } else {
+                try db.execute(sql: plan.createSQL)
+                if let fill = plan.fillSQL { try db.execute(sql: fill) }
+            }
         }
         try checkMandatoryValues(plans, in: db)
         let kept = Set(plans.filter(\.isKept).map(\.table.name))
@@ -261,8 +265,10 @@ struct SQLiteMigration {
         /// The root entity of an entity table, and the source root its rows come from.
         var rootName: String?
         var sourceRootName: String?
-        /// Whether the source table of the same name stays as it is.
+        /// Whether the source table of the same name stays, as it is or changed by `alterSQL`.
         var isKept = false
+        /// `ALTER TABLE` statements (renamed and added columns) run on a kept table.
+        var alterSQL: [String] = []
         /// `INSERT INTO <temporary> … SELECT …`, or `nil` for a table that starts empty.
         var fillSQL: String?
         var mandatoryChecks: [MandatoryCheck] = []

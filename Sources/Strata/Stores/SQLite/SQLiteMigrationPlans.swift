@@ -59,12 +59,47 @@ extension SQLiteMigration {
             }
         }
         plan.mandatoryChecks = mandatoryChecks(mapped, rows: rows)
-        plan.isKept =
-            sourceTable == table.name && filter.isEmpty && sameColumns(table, existing)
-            && zip(table.columns, selects).allSatisfy { "s.\($0.name)" == $1 }
+        if sourceTable == table.name, filter.isEmpty, let alterations = alterations(table, selects, existing[sourceTable] ?? []) {
+            plan.isKept = true
+            plan.alterSQL = alterations
+        }
         plan.fillSQL =
             "INSERT INTO \(plan.temporaryName) (\(table.columns.map(\.name).joined(separator: ", "))) SELECT \(selects.joined(separator: ", ")) FROM \(sourceTable) AS s \(filter)"
         return plan
+    }
+
+    /// The `ALTER TABLE` statements that turn the source table into the destination's in
+    /// place, or `nil` when the table must be made anew. Renamed columns and columns added
+    /// with a constant (a default, or `NULL`) change the schema only, whatever the number of
+    /// rows; SQLite reads an added column's default for the rows it had.
+    private func alterations(
+        _ table: SQLiteSchema.Table, _ selects: [String], _ existing: [SQLiteSchema.Column]
+    )
+        -> [String]?
+    {
+        let existingNames = Set(existing.map(\.name))
+        var used = Set<String>()
+        var renames: [String] = []
+        var additions: [String] = []
+        for (column, select) in zip(table.columns, selects) {
+            if select.hasPrefix("s."), select.dropFirst(2).allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) {
+                let old = String(select.dropFirst(2))
+                guard let found = existing.first(where: { $0.name == old }), found.type == column.type,
+                    used.insert(old).inserted
+                else { return nil }
+                guard old != column.name else { continue }
+                // A rename onto a name the table still has would need a swap.
+                guard !existingNames.contains(column.name) else { return nil }
+                renames.append("ALTER TABLE \(table.name) RENAME COLUMN \(old) TO \(column.name)")
+            } else if !select.contains("("), !select.hasPrefix("s."), !select.hasPrefix("CASE") {
+                let value = select == "NULL" ? "" : " DEFAULT \(select)"
+                additions.append("ALTER TABLE \(table.name) ADD COLUMN \(column.name) \(column.type)\(value)")
+            } else {
+                return nil
+            }
+        }
+        guard used == existingNames else { return nil }
+        return renames + additions
     }
 
     /// `Z_ENT` of the new rows: the destination numbers of the source entities.
