@@ -40,6 +40,9 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
     /// The modules the model's unqualified class names most likely live in (the target a
     /// build plugin copied the model for), tried first when classes are looked up by name.
     var classModuleNames: [String] = []
+    /// The model file the model was read from, whose other versions are the first place a
+    /// lightweight migration looks for a store's source model.
+    var fileURL: URL?
 
     private var configurationMembers: [String: [String]] = [:]
     private var configurationOrder: [String] = []

@@ -91,6 +91,7 @@ extension NSManagedObjectModel {
             return nil
         }
         classModuleNames = ModelFileLocator.moduleNames(forResourceAt: url)
+        fileURL = url
     }
 
     /// Reads and validates a model file like `init?(contentsOf:)`, throwing an error that
@@ -99,6 +100,7 @@ extension NSManagedObjectModel {
         let model = NSManagedObjectModel()
         try model.populate(contentsOf: url)
         model.classModuleNames = ModelFileLocator.moduleNames(forResourceAt: url)
+        model.fileURL = url
         return model
     }
 

@@ -94,12 +94,20 @@ struct SQLiteSchema {
     // MARK: Numbering
 
     private mutating func numberEntities(_ model: NSManagedObjectModel) {
+        orderedEntities = Self.numbered(model)
+        for (offset, entity) in orderedEntities.enumerated() { entityNumbers[entity.name ?? ""] = offset + 1 }
+    }
+
+    /// The model's entities in Core Data's numbering order: roots by name, each followed by
+    /// its subentities, depth first.
+    static func numbered(_ model: NSManagedObjectModel) -> [NSEntityDescription] {
+        var result: [NSEntityDescription] = []
         func visit(_ entity: NSEntityDescription) {
-            orderedEntities.append(entity)
-            entityNumbers[entity.name ?? ""] = orderedEntities.count
-            for sub in entity.subentities.sorted(by: Self.byName) { visit(sub) }
+            result.append(entity)
+            for sub in entity.subentities.sorted(by: byName) { visit(sub) }
         }
-        for root in model.entities.filter({ $0.superentity == nil }).sorted(by: Self.byName) { visit(root) }
+        for root in model.entities.filter({ $0.superentity == nil }).sorted(by: byName) { visit(root) }
+        return result
     }
 
     /// Case-insensitive, as Apple numbers `SyncableSettingsMetadata` (1) before `SyncFeatureEntity` (2).

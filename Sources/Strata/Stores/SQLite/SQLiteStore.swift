@@ -23,7 +23,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         do {
             let existing = try database.read { db in try Self.readMetadata(db) }
             if let existing {
-                var metadata = existing.metadata
+                var metadata = try migrateIfNeeded(database, metadata: existing.metadata, model: model, mapping: mapping)
                 try checkCompatibility(of: metadata, with: model)
                 metadata[NSStoreUUIDKey] = existing.uuid
                 metadata[NSStoreTypeKey] = NSSQLiteStoreType

@@ -1,0 +1,118 @@
+import Foundation
+
+/// How the entities of one managed object model become those of another: the plan a
+/// migration follows, one `NSEntityMapping` per entity.
+///
+/// Lightweight migration infers one (`inferredMappingModel(forSourceModel:destinationModel:)`)
+/// from the two models' differences and renaming identifiers:
+///
+/// ```swift
+/// let mapping = try NSMappingModel.inferredMappingModel(forSourceModel: v1, destinationModel: v3)
+/// for entityMapping in mapping.entityMappings { print(entityMapping.name!, entityMapping.mappingType) }
+/// ```
+///
+/// Mapping models read from `.xcmappingmodel` files and custom entity policies are not
+/// supported yet (issue 22, item 3); the classes carry what those need (source expressions,
+/// policy class names, user info) so that they can be added without changing this API.
+open class NSMappingModel: NSObject, @unchecked Sendable {
+    /// The entity mappings, in the order a migration runs them.
+    open var entityMappings: [NSEntityMapping]! = []
+
+    /// The entity mappings by name.
+    open var entityMappingsByName: [String: NSEntityMapping] {
+        Dictionary(
+            (entityMappings ?? []).compactMap { mapping in mapping.name.map { ($0, mapping) } },
+            uniquingKeysWith: { first, _ in first })
+    }
+
+    public override init() { super.init() }
+
+    /// The mapping model that migrates data from `sourceModel` to `destinationModel` as
+    /// lightweight migration does, or an `NSInferredMappingModelError` (134190) naming the
+    /// entity and property whose change cannot be inferred.
+    ///
+    /// What is inferred, following Apple's "Lightweight Migration" guide: entities and
+    /// properties added and removed, renames through renaming identifiers (the destination
+    /// element's `renamingIdentifier` names the source element, or both share one), optional
+    /// ↔ required, to-one ↔ to-many, ordered ↔ unordered, entities moved within or out of a
+    /// hierarchy, and numeric attribute types changed among themselves. Not inferred: another
+    /// attribute type change, and entities of two source hierarchies merged into one.
+    open class func inferredMappingModel(
+        forSourceModel sourceModel: NSManagedObjectModel, destinationModel: NSManagedObjectModel
+    ) throws -> NSMappingModel {
+        try MappingInference(source: sourceModel, destination: destinationModel).mappingModel()
+    }
+
+    open override var description: String {
+        "(<NSMappingModel>) entityMappings \((entityMappings ?? []).compactMap(\.name))"
+    }
+}
+
+/// What an entity mapping does, with Core Data's raw values.
+public enum NSEntityMappingType: UInt, Sendable {
+    case undefinedEntityMappingType = 0x00
+    /// A custom policy creates the destination objects.
+    case customEntityMappingType = 0x01
+    /// A new entity: no source objects.
+    case addEntityMappingType = 0x02
+    /// An entity that is gone: its objects are not migrated.
+    case removeEntityMappingType = 0x03
+    /// The same entity: objects are copied as they are.
+    case copyEntityMappingType = 0x04
+    /// A changed entity: objects are migrated property by property.
+    case transformEntityMappingType = 0x05
+}
+
+/// How the objects of one source entity become objects of one destination entity.
+open class NSEntityMapping: NSObject, @unchecked Sendable {
+    /// The mapping's name, unique within its mapping model (`SourceToDestination` when inferred).
+    open var name: String!
+    /// What the mapping does.
+    open var mappingType: NSEntityMappingType = .undefinedEntityMappingType
+    /// The source entity's name (`nil` for an added entity).
+    open var sourceEntityName: String?
+    /// The source entity's version hash, which a migration checks against the store's.
+    open var sourceEntityVersionHash: Data?
+    /// The destination entity's name (`nil` for a removed entity).
+    open var destinationEntityName: String?
+    /// The destination entity's version hash.
+    open var destinationEntityVersionHash: Data?
+    /// The expression that fetches the source objects (`FETCH(…)` in Xcode's mapping models).
+    open var sourceExpression: NSExpression?
+    /// One mapping per destination attribute.
+    open var attributeMappings: [NSPropertyMapping]?
+    /// One mapping per destination relationship.
+    open var relationshipMappings: [NSPropertyMapping]?
+    /// The class name of the `NSEntityMigrationPolicy` subclass that runs the mapping.
+    open var entityMigrationPolicyClassName: String?
+    /// Arbitrary application data.
+    open var userInfo: [AnyHashable: Any]?
+
+    public override init() { super.init() }
+
+    open override var description: String {
+        "(<NSEntityMapping>) \(name ?? "?") \(sourceEntityName ?? "-") → \(destinationEntityName ?? "-") type \(mappingType.rawValue)"
+    }
+}
+
+/// How one destination property gets its value: an expression over `$source` (the source
+/// object), `$manager` and `$entityPolicy`.
+open class NSPropertyMapping: NSObject, @unchecked Sendable {
+    /// The destination property's name.
+    open var name: String?
+    /// The value's expression, e.g. `$source.title`; `nil` leaves the destination value at
+    /// its default.
+    open var valueExpression: NSExpression?
+    /// Arbitrary application data.
+    open var userInfo: [AnyHashable: Any]?
+    /// The source property the value is read from, when the expression is a plain
+    /// `$source.<name>` or the relationship form inferred mappings use: what a migration in
+    /// SQL needs, kept so that it does not parse the expression again.
+    var sourcePropertyName: String?
+
+    public override init() { super.init() }
+
+    open override var description: String {
+        "(<NSPropertyMapping>) \(name ?? "?") = \(valueExpression.map { "\($0)" } ?? "nil")"
+    }
+}
