@@ -111,11 +111,14 @@ let package = Package(
             name: "Strata",
             dependencies: [
                 "StrataMacros",
+                // zlib: Core Data keeps its compiled model in each store as raw DEFLATE.
+                "CZlib",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // SQLite's C API, for reading and binding columns by position on the hot paths.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
         ),
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
         .macro(
             name: "StrataMacros",
             dependencies: [

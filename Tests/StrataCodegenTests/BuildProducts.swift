@@ -31,6 +31,11 @@ enum BuildProducts {
         if FileManager.default.fileExists(atPath: sqlite.appendingPathComponent("module.modulemap").path) {
             paths += ["-I", sqlite.path]
         }
+        // Strata's own system library module (zlib), beside the build directory.
+        let zlib = build.deletingLastPathComponent().appendingPathComponent("Sources/CZlib")
+        if FileManager.default.fileExists(atPath: zlib.appendingPathComponent("module.modulemap").path) {
+            paths += ["-I", zlib.path]
+        }
         return paths
     }
 

@@ -19,9 +19,9 @@ public struct ModelError: Error, Hashable, Sendable, CustomStringConvertible {
         case unreadableFile(reason: String)
         /// The path is not an `.xcdatamodeld`, `.xcdatamodel`, `.momd`, `.mom` or `contents` file.
         case notAModelFile
-        /// The file is a model compiled by Xcode (a binary `.mom`), which Strata does not read:
-        /// Strata reads model XML, and its build plugin compiles models into that form.
-        case binaryCompiledModel
+        /// A model compiled by Apple's tools (a binary `.mom`, or a store's `Z_MODELCACHE`) is
+        /// damaged or holds something that is not a managed object model.
+        case damagedCompiledModel(reason: String)
         /// A versioned bundle names a current version it does not contain, or has no version.
         case missingModelVersion(name: String?)
         /// The XML is not well formed, or is not a Core Data model.
@@ -129,8 +129,7 @@ public struct ModelError: Error, Hashable, Sendable, CustomStringConvertible {
         switch kind {
         case .unreadableFile(let reason): "the model file cannot be read (\(reason))"
         case .notAModelFile: "not an .xcdatamodeld bundle, .xcdatamodel directory, .momd, .mom or model contents file"
-        case .binaryCompiledModel:
-            "a model compiled by Xcode (binary .mom) cannot be read; give Strata the .xcdatamodeld or the .momd its build plugin makes"
+        case .damagedCompiledModel(let reason): "the compiled model cannot be read: \(reason)"
         case .missingModelVersion(let name?): "the model bundle has no version named \"\(name)\""
         case .missingModelVersion(nil): "the model bundle has no model version"
         case .malformedXML(let reason): "malformed model XML: \(reason)"

@@ -13,8 +13,8 @@ import Foundation
 ///   version's entity version hashes, as Xcode's does.
 ///
 /// So code that opens `VersionInfo.plist` to pick a version, as some apps do, works too.
-/// A `.mom` compiled by Xcode (a binary property list) is not read: loading it fails with
-/// `ModelError.Kind.binaryCompiledModel`, and `NSManagedObjectModel(contentsOf:)` is `nil`.
+/// A `.mom` compiled by Xcode (the keyed archive of a model, a binary property list) is read as
+/// well, through `CompiledModelDecoder`, so the models inside apps built on Apple's systems load.
 public enum CompiledModelFiles {
     /// The name of the version list inside a `.momd`.
     public static let versionInfoName = "VersionInfo.plist"

@@ -134,8 +134,11 @@ extension NSManagedObjectModel {
         guard let data = FileManager.default.contents(atPath: contents.path) else {
             throw ModelError(.unreadableFile(reason: "no contents file"), file: contents)
         }
-        if CompiledModelFiles.isBinaryPropertyList(data) { throw ModelError(.binaryCompiledModel, file: contents) }
-        try XcodeModelReader.read(data, file: contents, into: self)
+        if CompiledModelFiles.isBinaryPropertyList(data) {
+            try CompiledModelDecoder.read(data, file: contents, into: self)
+        } else {
+            try XcodeModelReader.read(data, file: contents, into: self)
+        }
         try validateForLoading(file: contents)
     }
 

@@ -112,6 +112,8 @@ import Testing
         try stack.sql { db in
             for name in created.keys { try db.execute(sql: "DROP TRIGGER \(name)") }
             try db.execute(sql: "UPDATE ZDAITEM SET ZLINECOUNT = NULL, ZTOTAL = NULL, ZUPPERTITLE = NULL")
+            // An earlier Strata also left the model cache empty.
+            try db.execute(sql: "DELETE FROM Z_MODELCACHE")
         }
         try stack.open()
         #expect(try stack.sql { try Fixtures.derivedTriggers($0) } == created)

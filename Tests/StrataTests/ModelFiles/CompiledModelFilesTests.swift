@@ -57,28 +57,6 @@ struct CompiledModelFilesTests {
         #expect(NSManagedObjectModel(contentsOf: mom)?.entitiesByName["Item"]?.attributesByName["price"] != nil)
     }
 
-    @Test func xcodesBinaryModelsGiveATypedError() throws {
-        let directory = try XcodeModelFixtures.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let mom = directory.appendingPathComponent("Model.mom")
-        let archive = try PropertyListSerialization.data(
-            fromPropertyList: ["$archiver": "NSKeyedArchiver"], format: .binary, options: 0)
-        try archive.write(to: mom)
-        #expect(NSManagedObjectModel(contentsOf: mom) == nil)
-        #expect(throws: ModelError(.binaryCompiledModel, file: mom)) { try NSManagedObjectModel.load(contentsOf: mom) }
-        // An Xcode .momd: VersionInfo.plist and binary versions.
-        let momd = directory.appendingPathComponent("Model.momd")
-        try FileManager.default.createDirectory(at: momd, withIntermediateDirectories: true)
-        try archive.write(to: momd.appendingPathComponent("Model.mom"))
-        let info = try PropertyListSerialization.data(
-            fromPropertyList: ["NSManagedObjectModel_CurrentVersionName": "Model"], format: .binary, options: 0)
-        try info.write(to: momd.appendingPathComponent("VersionInfo.plist"))
-        #expect(NSManagedObjectModel(contentsOf: momd) == nil)
-        #expect(throws: ModelError(.binaryCompiledModel, file: momd.appendingPathComponent("Model.mom"))) {
-            try NSManagedObjectModel.load(contentsOf: momd)
-        }
-    }
-
     @Test func aMomdNamingAMissingVersionIsRefused() throws {
         let directory = try XcodeModelFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -59,7 +59,8 @@ enum SQLiteDerivedAttributes {
     ///
     /// Stores written by Apple's Core Data are left alone: Apple created their triggers
     /// itself, perhaps with other text, and a second set would count twice. They are told
-    /// apart by `Z_MODELCACHE`, which Apple fills with the model and Strata leaves empty.
+    /// apart by `Z_MODELCACHE`, which Apple fills with the model and earlier Strata left empty
+    /// (Strata now fills it too, in stores it creates with their triggers).
     static func addMissingTriggers(to database: any DatabaseWriter, mapping: SQLiteStoreMapping) throws {
         let items = maintenance(for: mapping)
         guard !items.isEmpty else { return }

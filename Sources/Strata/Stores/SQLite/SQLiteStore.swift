@@ -134,6 +134,11 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
                 try db.execute(
                     sql: "INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)",
                     arguments: [uuid, try Self.plistData(metadata)])
+                // The model as Apple's Core Data caches it, so that a store made here can be
+                // migrated on Apple's systems (or here) once the app no longer ships its model.
+                if let cache = CompiledModelEncoder.modelCache(model) {
+                    try db.execute(sql: "INSERT INTO Z_MODELCACHE (Z_CONTENT) VALUES (?)", arguments: [cache])
+                }
                 return .commit
             }
         }

@@ -1,0 +1,255 @@
+import Foundation
+import GRDB
+import Testing
+
+@testable import Strata
+
+/// Binary property lists, raw DEFLATE, and models in Apple's compiled form (`.mom` archives and
+/// a store's `Z_MODELCACHE`), written and read back; the corpus half is in
+/// `CompiledModelCorpusTests`.
+struct CompiledModelTests {
+    // MARK: Binary property lists
+
+    static let sample: PropertyListValue = .dictionary([
+        "null": .null, "yes": .bool(true), "no": .bool(false), "small": .integer(7), "word": .integer(65_000),
+        "big": .integer(5_000_000_000), "negative": .integer(-3), "real": .real(2.5), "date": .date(631_152_000),
+        "data": .data(Data([0, 1, 2, 255])), "ascii": .string("Strata"), "unicode": .string("张三 ✓"),
+        "long": .string(String(repeating: "x", count: 300)), "uid": .uid(300),
+        "array": .array((0..<20).map { .integer(Int64($0)) }), "set": .set([.string("a")]),
+        "nested": .dictionary(["inner": .array([.string("Strata"), .dictionary([:])])]),
+    ])
+
+    @Test func binaryPropertyListsReadBackWhatWasWritten() throws {
+        let data = BinaryPropertyList.write(Self.sample)
+        #expect(data.starts(with: Data("bplist00".utf8)))
+        #expect(try BinaryPropertyList.read(data) == Self.sample)
+    }
+
+    @Test func binaryPropertyListsAgreeWithFoundation() throws {
+        let plist: [String: Any] = [
+            "name": "Strata", "count": 42, "ratio": 0.25, "flag": true, "bytes": Data([9, 8, 7]),
+            "list": ["a", "β", 3], "when": Date(timeIntervalSinceReferenceDate: 1000),
+        ]
+        let foundation = try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)
+        let read = try BinaryPropertyList.read(foundation)
+        #expect(read["name"] == .string("Strata"))
+        #expect(read["count"] == .integer(42))
+        #expect(read["ratio"] == .real(0.25))
+        #expect(read["flag"] == .bool(true))
+        #expect(read["bytes"] == .data(Data([9, 8, 7])))
+        #expect(read["list"] == .array([.string("a"), .string("β"), .integer(3)]))
+        #expect(read["when"] == .date(1000))
+        // And Foundation reads what Strata writes.
+        let written = BinaryPropertyList.write(read)
+        let back = try PropertyListSerialization.propertyList(from: written, format: nil) as? [String: Any]
+        #expect(back?["name"] as? String == "Strata")
+        #expect((back?["count"] as? NSNumber)?.intValue == 42)
+        #expect(back?["bytes"] as? Data == Data([9, 8, 7]))
+        #expect((back?["list"] as? [Any])?.count == 3)
+    }
+
+    @Test func damagedBinaryPropertyListsGiveErrors() throws {
+        let good = BinaryPropertyList.write(.array([.integer(1)]))
+        // Truncated, not a list, and an array that holds itself (its one reference patched to 0).
+        #expect(throws: PropertyListFormatError.self) { try BinaryPropertyList.read(good.prefix(good.count - 5)) }
+        #expect(throws: PropertyListFormatError.self) { try BinaryPropertyList.read(Data("bplist01 nothing".utf8)) }
+        var looping = Array(good)
+        #expect(looping[8] == 0xA1)
+        looping[9] = 0
+        #expect(throws: PropertyListFormatError.self) { try BinaryPropertyList.read(Data(looping)) }
+        // Every truncation and every single-byte change is an error or a value, never a crash.
+        let sample = BinaryPropertyList.write(Self.sample)
+        var errors = 0
+        for length in stride(from: 0, to: sample.count, by: 7) {
+            if (try? BinaryPropertyList.read(sample.prefix(length))) == nil { errors += 1 }
+        }
+        for position in stride(from: 8, to: sample.count, by: 3) {
+            var changed = Array(sample)
+            changed[position] ^= 0xFF
+            _ = try? BinaryPropertyList.read(Data(changed))
+        }
+        #expect(errors == (sample.count + 6) / 7)
+    }
+
+    // MARK: DEFLATE
+
+    @Test func rawDeflateRoundTripsAndRefusesDamage() throws {
+        let text = Data(String(repeating: "Core Data on Linux. ", count: 500).utf8)
+        let deflated = try #require(RawDeflate.deflate(text))
+        #expect(deflated.count < text.count / 10)
+        // A raw stream: no zlib header (0x78).
+        #expect(deflated.first != 0x78)
+        #expect(RawDeflate.inflate(deflated) == text)
+        #expect(RawDeflate.inflate(deflated.prefix(deflated.count / 2)) == nil)
+        #expect(RawDeflate.inflate(Data([0xFF, 0xFF, 0xFF])) == nil)
+        #expect(RawDeflate.inflate(deflated, limit: 100) == nil)
+    }
+
+    // MARK: Models
+
+    /// A model with every kind of thing the archive holds.
+    static func richModel() throws -> NSManagedObjectModel {
+        try XcodeModelFixtures.load(XcodeModelFixtures.everything)
+    }
+
+    @Test func aModelReadsBackFromItsArchiveWithEqualHashes() throws {
+        let model = try Self.richModel()
+        let archive = CompiledModelEncoder.archive(model)
+        let decoded = NSManagedObjectModel()
+        try CompiledModelDecoder.read(archive, file: nil, into: decoded)
+        #expect(decoded.entityVersionHashesByName == model.entityVersionHashesByName)
+        #expect(decoded.entityVersionHashesByName.count == model.entities.count)
+        #expect(decoded.versionIdentifiers == model.versionIdentifiers)
+        #expect(Set(decoded.configurations) == Set(model.configurations))
+        for name in model.configurations {
+            #expect(
+                Set((decoded.entities(forConfigurationName: name) ?? []).compactMap(\.name))
+                    == Set((model.entities(forConfigurationName: name) ?? []).compactMap(\.name)))
+        }
+        for entity in model.entities {
+            let name = try #require(entity.name)
+            let other = try #require(decoded.entitiesByName[name])
+            #expect(other.superentity?.name == entity.superentity?.name)
+            #expect(other.isAbstract == entity.isAbstract)
+            #expect(other.managedObjectClassName == entity.managedObjectClassName)
+            #expect(other.renamingIdentifier == entity.renamingIdentifier)
+            #expect(other.uniquenessConstraintNames == entity.uniquenessConstraintNames)
+            #expect(other.indexes.map(\.name) == entity.indexes.map(\.name))
+            #expect(other.indexes.map { $0.elements.map(\.isAscending) } == entity.indexes.map { $0.elements.map(\.isAscending) })
+            #expect(Set(other.declaredProperties.map(\.name)) == Set(entity.declaredProperties.map(\.name)))
+            for property in entity.declaredProperties {
+                let counterpart = try #require(other.propertiesByName[property.name])
+                #expect(type(of: counterpart) == type(of: property), "\(name).\(property.name)")
+                #expect(counterpart.isOptional == property.isOptional, "\(name).\(property.name)")
+                #expect(counterpart.isIndexed == property.isIndexed, "\(name).\(property.name)")
+                #expect(counterpart.renamingIdentifier == property.renamingIdentifier, "\(name).\(property.name)")
+                #expect(counterpart.versionHash == property.versionHash, "\(name).\(property.name)")
+                if let relationship = property as? NSRelationshipDescription,
+                    let decodedRelationship = counterpart as? NSRelationshipDescription
+                {
+                    #expect(decodedRelationship.deleteRule == relationship.deleteRule)
+                    #expect(decodedRelationship.inverseRelationship?.name == relationship.inverseRelationship?.name)
+                    #expect(decodedRelationship.destinationEntity?.name == relationship.destinationEntity?.name)
+                }
+                if let attribute = property as? NSAttributeDescription,
+                    let decodedAttribute = counterpart as? NSAttributeDescription
+                {
+                    #expect(decodedAttribute.valueTransformerName == attribute.valueTransformerName)
+                    #expect(
+                        decodedAttribute.defaultValue.map { "\($0)" } == attribute.defaultValue.map { "\($0)" },
+                        "\(name).\(property.name)")
+                }
+                if let fetched = property as? NSFetchedPropertyDescription {
+                    let decodedRequest = (counterpart as? NSFetchedPropertyDescription)?.fetchRequest
+                    #expect(decodedRequest?.entityName == fetched.fetchRequest?.entityName)
+                    #expect(decodedRequest?.predicate?.predicateFormat == fetched.fetchRequest?.predicate?.predicateFormat)
+                }
+            }
+        }
+        let template = try #require(decoded.fetchRequestTemplate(forName: "booksByTitle"))
+        #expect(
+            template.predicate?.predicateFormat == model.fetchRequestTemplate(forName: "booksByTitle")?.predicate?.predicateFormat
+        )
+        #expect(template.predicate?.predicateFormat.contains("$TITLE") == true)
+        #expect(template.fetchLimit == 10)
+    }
+
+    @Test func anUnboundedMaximumIsArchivedAsApplesMinusOne() throws {
+        let model = try Self.richModel()
+        let chapters = try #require(model.entitiesByName["Book"]?.relationshipsByName["chapters"])
+        chapters.maxCount = Int.max
+        let archive = try KeyedArchive(CompiledModelEncoder.archive(model))
+        let archived = archive.objects.first { object in
+            archive.className(of: object) == "NSRelationshipDescription"
+                && archive.string(object["NSPropertyName"]) == "chapters"
+        }
+        #expect(archive.integer(archived?["NSMaxCount"]) == -1)
+        let decoded = NSManagedObjectModel()
+        try CompiledModelDecoder.read(CompiledModelEncoder.archive(model), file: nil, into: decoded)
+        #expect(decoded.entitiesByName["Book"]?.relationshipsByName["chapters"]?.maxCount == Int.max)
+        #expect(decoded.entityVersionHashesByName == model.entityVersionHashesByName)
+    }
+
+    @Test func xcodesCompiledModelFilesLoad() throws {
+        let directory = try XcodeModelFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let model = try Self.richModel()
+        let mom = directory.appendingPathComponent("Model.mom")
+        try CompiledModelEncoder.archive(model).write(to: mom)
+        let loaded = try #require(NSManagedObjectModel(contentsOf: mom))
+        #expect(loaded.entityVersionHashesByName == model.entityVersionHashesByName)
+        // An Xcode .momd: a binary VersionInfo.plist and binary versions.
+        let momd = directory.appendingPathComponent("Model.momd")
+        try FileManager.default.createDirectory(at: momd, withIntermediateDirectories: true)
+        try CompiledModelEncoder.archive(model).write(to: momd.appendingPathComponent("Model 2.mom"))
+        let info = try PropertyListSerialization.data(
+            fromPropertyList: ["NSManagedObjectModel_CurrentVersionName": "Model 2"], format: .binary, options: 0)
+        try info.write(to: momd.appendingPathComponent("VersionInfo.plist"))
+        #expect(NSManagedObjectModel(contentsOf: momd)?.entityVersionHashesByName == model.entityVersionHashesByName)
+    }
+
+    @Test func damagedCompiledModelsGiveATypedError() throws {
+        let directory = try XcodeModelFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let mom = directory.appendingPathComponent("Model.mom")
+        // A keyed archive of something else, and an archive cut short.
+        let other = try PropertyListSerialization.data(
+            fromPropertyList: ["$archiver": "NSKeyedArchiver"], format: .binary, options: 0)
+        try other.write(to: mom)
+        #expect(NSManagedObjectModel(contentsOf: mom) == nil)
+        #expect(throws: ModelError(.damagedCompiledModel(reason: "not an NSKeyedArchiver archive"), file: mom)) {
+            try NSManagedObjectModel.load(contentsOf: mom)
+        }
+        let archive = CompiledModelEncoder.archive(try Self.richModel())
+        try archive.prefix(archive.count / 2).write(to: mom)
+        do {
+            _ = try NSManagedObjectModel.load(contentsOf: mom)
+            Issue.record("a truncated archive loaded")
+        } catch {
+            guard case .damagedCompiledModel = error.kind else {
+                Issue.record("unexpected error \(error)")
+                return
+            }
+        }
+    }
+
+    // MARK: Stores
+
+    @Test func storesCarryTheirModelInZModelCache() throws {
+        let directory = try XcodeModelFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let model = try XcodeModelFixtures.load(
+            XcodeModelFixtures.single(
+                attribute: #"<attribute name="title" optional="YES" attributeType="String" defaultValueString="New"/>"#))
+        let url = directory.appendingPathComponent("Store.sqlite")
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: nil)
+        let cached = try NSManagedObjectModel.cachedModel(ofStoreAt: url)
+        #expect(cached.entityVersionHashesByName == model.entityVersionHashesByName)
+        #expect(cached.entitiesByName["Item"]?.attributesByName["title"]?.defaultValue as? String == "New")
+        // The cache is raw DEFLATE of a keyed archive, as Apple's.
+        let queue = try DatabaseQueue(path: url.path)
+        let content = try queue.read { db in try Data.fetchOne(db, sql: "SELECT Z_CONTENT FROM Z_MODELCACHE") }
+        let stored = try #require(content)
+        let archive = try #require(RawDeflate.inflate(stored))
+        #expect(try KeyedArchive(archive).objects.count > 5)
+    }
+
+    @Test func aStoreWithoutACachedModelGivesCoreDatasError() throws {
+        let directory = try XcodeModelFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appendingPathComponent("Plain.sqlite")
+        let queue = try DatabaseQueue(path: url.path)
+        try queue.write { db in try db.execute(sql: "CREATE TABLE Z_MODELCACHE (Z_CONTENT BLOB)") }
+        try queue.close()
+        let before = try Data(contentsOf: url)
+        do {
+            _ = try NSManagedObjectModel.cachedModel(ofStoreAt: url)
+            Issue.record("a store with no cached model gave one")
+        } catch let error as NSError {
+            #expect(error.domain == NSCocoaErrorDomain)
+            #expect(error.code == NSMigrationMissingSourceModelError)
+        }
+        #expect(try Data(contentsOf: url) == before)
+    }
+}
