@@ -51,3 +51,27 @@ extension NSManagedObjectModel {
         return model
     }
 }
+
+/// The model cache of an open SQLite store, for migration.
+enum StoreModelCache {
+    /// The model cached in the store, or `nil` when it has none or it cannot be read.
+    static func model(in db: Database) -> NSManagedObjectModel? {
+        guard (try? db.tableExists("Z_MODELCACHE")) == true,
+            let content = try? Data.fetchOne(db, sql: "SELECT Z_CONTENT FROM Z_MODELCACHE WHERE Z_CONTENT IS NOT NULL"),
+            !content.isEmpty
+        else { return nil }
+        let model = NSManagedObjectModel()
+        guard (try? CompiledModelDecoder.readModelCache(content, file: nil, into: model)) != nil else { return nil }
+        return model
+    }
+
+    /// Replaces the store's cached model with `model` (creating the table in stores of frameworks
+    /// that had none), as Apple's framework does after a migration.
+    static func write(_ model: NSManagedObjectModel, in db: Database) throws {
+        try db.execute(sql: "CREATE TABLE IF NOT EXISTS Z_MODELCACHE (Z_CONTENT BLOB)")
+        try db.execute(sql: "DELETE FROM Z_MODELCACHE")
+        if let cache = CompiledModelEncoder.modelCache(model) {
+            try db.execute(sql: "INSERT INTO Z_MODELCACHE (Z_CONTENT) VALUES (?)", arguments: [cache])
+        }
+    }
+}

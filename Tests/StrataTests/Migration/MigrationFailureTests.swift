@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Testing
 
 @testable import Strata
@@ -127,6 +128,11 @@ import Testing
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("strata-lonely-\(UUID().uuidString).sqlite")
         defer { try? FileManager.default.removeItem(at: url) }
         try Self.saveLonelyStore(at: url)
+        // As an earlier Strata or a framework before the model cache left it: no cached model to
+        // fall back on (a store with one migrates from it: CachedModelMigrationTests).
+        let queue = try DatabaseQueue(path: url.path)
+        try queue.write { db in try db.execute(sql: "DELETE FROM Z_MODELCACHE") }
+        try queue.close()
         let other = try NSManagedObjectModel.load(
             xml: Data(
                 MigrationFixtures.xml(

@@ -21,7 +21,16 @@ extension SQLiteStore {
         guard !model.isConfiguration(withName: configuration, compatibleWithStoreMetadata: metadata),
             option(NSMigratePersistentStoresAutomaticallyOption), !isReadOnly
         else { return metadata }
-        guard let sourceModel = MigrationSourceModels.model(forStoreMetadata: metadata, destination: model) else {
+        // The app's models first; then the model the store itself caches, as Apple's framework
+        // falls back to it when the app no longer ships the store's version.
+        let cached = { try? database.read { db in StoreModelCache.model(in: db) } }
+        guard
+            let sourceModel = MigrationSourceModels.model(forStoreMetadata: metadata, destination: model)
+                ?? cached().flatMap({ model in
+                    (metadata[NSStoreModelVersionHashesKey] as? [String: Any])
+                        .flatMap { MigrationSourceModels.matches(model, $0) ? model : nil }
+                })
+        else {
             throw CoreDataError.make(
                 NSMigrationMissingSourceModelError, "Can't find model for source store at \(url?.path ?? "?").",
                 userInfo: [NSURLErrorKey: url as Any, "metadata": metadata])
@@ -39,6 +48,7 @@ extension SQLiteStore {
             try database.writeWithoutTransaction { db in
                 try db.inTransaction {
                     updated = try migration.run(in: db, metadata: metadata)
+                    try StoreModelCache.write(model, in: db)
                     return .commit
                 }
             }
