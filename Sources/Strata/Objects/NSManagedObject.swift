@@ -367,7 +367,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
         if layout.isToMany(index) {
             let objects = Self.objects(in: value)
             noteRelationshipCopy(objects.count)
-            values[index] = objects
+            values[index] = Self.toManyStorage(of: objects, given: value, ordered: layout.kinds[index] == .toMany(ordered: true))
         } else if let stored = layout.storedTypes[index], PlainValues.containerType(value) == UInt(bitPattern: stored) {
             // Already in stored form (a value type's container names it exactly): typed
             // setters land here.
@@ -377,6 +377,24 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
         }
         changedIndexes.insert(index)
         eventChangedIndexes.insert(index)
+    }
+
+    /// What a to-many position holds after `objects` were set as `value`: members that keep
+    /// `value` as the set reads give, when it is an immutable `NSSet` (`NSOrderedSet` when
+    /// ordered) of exactly those objects; otherwise the objects. Sets are values, so the one the
+    /// app made can be read back until the next change, instead of a copy made at the next read
+    /// (`validateValue(_:forKey:)` reads every relationship at every save: a set was made for
+    /// each of B11's 100k to-dos). The value's exact type is asked first, so that a value of
+    /// another type costs no cast.
+    private static func toManyStorage(of objects: [NSManagedObject], given value: Any?, ordered: Bool) -> Any {
+        let set: AnyObject? =
+            ordered
+            ? ClassReferences.exact(value, as: NSOrderedSet.self).flatMap { $0.count == objects.count ? $0 : nil }
+            : ClassReferences.exact(value, as: NSSet.self).flatMap { $0.count == objects.count ? $0 : nil }
+        guard let set else { return objects }
+        let members = ToManyMembers(objects, ordered: ordered)
+        members.published = set
+        return members
     }
 
     /// The value as a store keeps it: to-one as an object ID, to-many as object IDs.
@@ -389,7 +407,14 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     }
 
     /// The objects of a to-many value given as a set, ordered set or collection, each once.
+    ///
+    /// The sets setters are given most, exactly `NSSet` and `NSOrderedSet`, are told by their
+    /// type and read in place, and their elements likewise (`ClassReferences`); their elements
+    /// are distinct already (a managed object is equal only to itself). The casts and the
+    /// table of identities cost 9,000 instructions for a to-do's three tags.
     static func objects(in value: Any?) -> [NSManagedObject] {
+        if let set = ClassReferences.exact(value, as: NSSet.self) { return managedObjects(in: set.allObjects) }
+        if let set = ClassReferences.exact(value, as: NSOrderedSet.self) { return managedObjects(in: set.array) }
         let elements: [Any]
         switch value {
         case let set as NSOrderedSet: elements = set.array
@@ -401,6 +426,16 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
         }
         var seen = Set<ObjectIdentifier>()
         return elements.compactMap { $0 as? NSManagedObject }.filter { seen.insert(ObjectIdentifier($0)).inserted }
+    }
+
+    /// The managed objects among distinct elements, in their order.
+    private static func managedObjects(in elements: [Any]) -> [NSManagedObject] {
+        var objects: [NSManagedObject] = []
+        objects.reserveCapacity(elements.count)
+        for element in elements {
+            if let object = ClassReferences.managedObject(element) { objects.append(object) }
+        }
+        return objects
     }
 
     /// The value at a key path such as `author.name`; to-many steps collect the values of

@@ -175,6 +175,27 @@ import Testing
         #expect(tree.bookkeepingErrors() == [])
     }
 
+    /// `held(in:)` reads the members out of a value in place: it finds them however they were
+    /// boxed, and refuses every other value.
+    @Test func heldFindsMembersAndRefusesEverythingElse() {
+        let members = ToManyMembers(objects(3), ordered: false)
+        let boxed: Any? = members
+        let boxedAsObject: Any? = members as AnyObject
+        #expect(ToManyMembers.held(in: boxed) === members)
+        #expect(ToManyMembers.held(in: boxedAsObject) === members)
+        let others: [Any?] = [
+            nil, members.objects, NSSet(array: members.objects), members.objects[0], NSNull(), "text", 3,
+            Optional<ToManyMembers>.none as Any, [members] as Any,
+        ]
+        for value in others { #expect(ToManyMembers.held(in: value) == nil) }
+        // The members read out are the same object, still alive when the value goes.
+        var value: Any? = ToManyMembers(objects(2), ordered: true)
+        let read = ToManyMembers.held(in: value)
+        value = nil
+        #expect(read?.count == 2)
+        #expect(read?.isOrdered == true)
+    }
+
     @Test func aChangeDropsTheObjectsAndTheSetMadeBefore() {
         let all = objects(3)
         let members = ToManyMembers(Array(all.prefix(2)), ordered: false)
