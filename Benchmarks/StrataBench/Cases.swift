@@ -27,6 +27,8 @@ enum Goal {
     /// Strata's time per object at the full size at most this many times its time per object
     /// at a tenth of it (B11s, against B11).
     case perObjectGrowth(Double)
+    /// Strata's time per operation under this many milliseconds, whatever raw SQLite's (B12).
+    case perOperation(milliseconds: Double)
 
     var text: String {
         switch self {
@@ -34,6 +36,7 @@ enum Goal {
         case .overRaw(let microseconds): "≤ raw + \(String(format: "%g", microseconds)) µs"
         case .megabytes(let limit): "≤ \(String(format: "%g", limit)) MB"
         case .perObjectGrowth(let limit): "≤ \(String(format: "%g", limit))× per object"
+        case .perOperation(let milliseconds): "< \(String(format: "%g", milliseconds)) ms each"
         }
     }
 }
@@ -117,7 +120,7 @@ enum Catalog {
             TimedCase(
                 id: "B11s", work: "B11 per object: \(n(sizes.tagged / 10)) → \(n(sizes.tagged)) to-dos",
                 goal: .perObjectGrowth(1.3), objects: sizes.tagged / 10, runs: tagged(sizes.tagged / 10)),
-        ] + OrderedCases.timed(sizes)
+        ] + OrderedCases.timed(sizes) + fetchedResults(sizes)
     }
 
     private static func tagged(_ count: Int) -> [Stack: (Fixtures) throws -> Sample] {
@@ -142,6 +145,13 @@ enum Catalog {
                 id: "M2", work: "peak, \(n(sizes.large)) rows, pages of \(n(sizes.pageSize)) + reset",
                 goal: .megabytes(10),
                 runs: [.raw: RawCases.iterate, .grdb: GRDBCases.iterate, .strata: StrataCases.iteratePaged]),
+            MemoryCase(
+                id: "M3", work: "peak, batch insert \(n(sizes.large)) rows (dictionary handler)", goal: .megabytes(20),
+                runs: [
+                    .raw: { try RawCases.insert($0.inserting($0.sizes.large)).checksum },
+                    .grdb: { try GRDBCases.insert($0.inserting($0.sizes.large)).checksum },
+                    .strata: { try BatchCases.strataInsert($0.inserting($0.sizes.large)).checksum },
+                ]),
         ]
     }
 }

@@ -8,7 +8,7 @@ import Strata
 /// is the quickest way to make a million of them.
 struct Fixtures {
     let directory: URL
-    let sizes: Sizes
+    private(set) var sizes: Sizes
     /// Entity numbers (`Z_ENT`) of the two entities in these stores.
     private(set) var itemEntity: Int64 = 1
     private(set) var ownerEntity: Int64 = 2
@@ -20,6 +20,13 @@ struct Fixtures {
     var large: String { path("large") }
     var owners: String { path("owners") }
     var tagged: String { path("tagged") }
+
+    /// The same fixtures for cases that insert `count` rows instead of `sizes.inserts` (M3).
+    func inserting(_ count: Int) -> Fixtures {
+        var copy = self
+        copy.sizes.inserts = count
+        return copy
+    }
 
     func path(_ name: String) -> String { directory.appendingPathComponent("\(name).sqlite").path }
 

@@ -41,7 +41,7 @@ enum Report {
                 cells.append("–")
                 continue
             }
-            if stack == .raw {
+            if stack == .raw || !raw.isFinite {
                 cells.append(time(seconds))
             } else if case .overRaw = item.goal {
                 let extra = (seconds - raw) / Double(item.operations) * 1e6
@@ -51,12 +51,14 @@ enum Report {
             }
         }
         var verdict = "–"
-        if let strata = medians[.strata], raw.isFinite {
+        if let strata = medians[.strata], case .perOperation(let milliseconds) = item.goal {
+            verdict = strata / Double(item.operations) * 1e3 < milliseconds ? "yes" : "no"
+        } else if let strata = medians[.strata], raw.isFinite {
             switch item.goal {
             case .ratio(let limit): verdict = strata / raw <= limit ? "yes" : "no"
             case .overRaw(let microseconds):
                 verdict = (strata - raw) / Double(item.operations) * 1e6 <= microseconds ? "yes" : "no"
-            case .megabytes, .perObjectGrowth: break
+            case .megabytes, .perObjectGrowth, .perOperation: break
             }
         }
         return Line(id: item.id, work: item.work, cells: cells, goal: item.goal.text, verdict: verdict)

@@ -178,7 +178,10 @@ func main() throws {
                 verdict: "–"))
     }
     lines += zip(memoryCases, peaks).map { Report.memory($0.item, kilobytes: $1) }
-    let order = ["B1", "B2", "B3", "B4", "B5", "B6", "B7", "B8", "B9", "B9c", "B10", "B11", "B11s", "B11o", "B11os", "M1", "M2"]
+    let order = [
+        "B1", "B2", "B3", "B4", "B5", "B6", "B7", "B8", "B9", "B9c", "B10", "B11", "B11s", "B11o", "B11os", "B12", "M1", "M2",
+        "M3",
+    ]
     lines = lines.enumerated().sorted { a, b in
         let x = order.firstIndex(of: a.element.id) ?? 99
         let y = order.firstIndex(of: b.element.id) ?? 99
@@ -189,7 +192,8 @@ func main() throws {
     print("\nB6: time per query, and Strata's and GRDB's microseconds over raw. B7: raw is the best SQL (one join).")
     print("B11s: each stack's time per to-do at a tenth of B11's size and at B11's, and their ratio.")
     print("B11o: inserts at random positions of one ordered to-many, one save; B11os: time per insert, as B11s.")
-    print("M1, M2: peak resident memory above a child process that starts alike and does no work.")
+    print("B12: Strata's time per changed object a fetched results controller handles (no SQL counterpart).")
+    print("M1, M2, M3: peak resident memory above a child process that starts alike and does no work.")
 }
 
 do {

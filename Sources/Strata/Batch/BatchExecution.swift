@@ -89,18 +89,12 @@ extension NSBatchInsertRequest: BatchRequest {
             return { try iterator.next().map(builder.row(from:)) }
         }
         if let handler = dictionaryHandler {
+            // One dictionary, emptied for each row, keeps values in the row's own layout.
+            let dictionary = BatchRowDictionary.make(for: builder)
             return {
-                let dictionary = NSMutableDictionary()
+                dictionary.clear()
                 if handler(dictionary) { return nil }
-                var row: [String: Any] = [:]
-                for (key, value) in dictionary {
-                    guard let name = key as? String ?? (key as? NSString).map({ $0 as String }) else {
-                        throw BatchError.invalidValue(
-                            value, key: "\(key)", entity: builder.entity, reason: "has a key that is not a string")
-                    }
-                    row[name] = value
-                }
-                return try builder.row(from: row)
+                return try dictionary.row()
             }
         }
         if let handler = managedObjectHandler {

@@ -8,7 +8,9 @@ struct BatchRowBuilder {
     let entity: NSEntityDescription
     private let layout: EntityLayout
     /// The row every insert starts from: attribute defaults, empty to-many relationships.
-    private let template: ValueRow
+    let template: ValueRow
+    /// Whether a position is an attribute a batch insert sets (stored, not derived).
+    let isInsertable: [Bool]
     /// Stored attributes that need a value.
     private let required: [Int]
 
@@ -33,6 +35,11 @@ struct BatchRowBuilder {
         }
         self.template = template
         self.required = required
+        let layout = self.layout
+        isInsertable = layout.properties.indices.map { index in
+            let property = layout.properties[index]
+            return layout.kinds[index] == .attribute && !property.isTransient && !(property is NSDerivedAttributeDescription)
+        }
     }
 
     /// The row a dictionary describes.
@@ -41,21 +48,45 @@ struct BatchRowBuilder {
         var given: [Int] = []
         given.reserveCapacity(dictionary.count)
         for (key, value) in dictionary {
-            let index = try attributeIndex(key, value: value)
-            // A value already of the attribute's stored type (the usual case for rows built in
-            // Swift) is taken as it is, without trying the casts of coercion one by one.
-            if let expected = layout.storedTypes[index], ObjectIdentifier(type(of: value)) == expected {
-                values[index] = value
-            } else {
-                values[index] = try Self.storedValue(value, for: attribute(at: index), entity: entity)
-            }
-            given.append(index)
+            try set(value, forKey: key, in: &values, given: &given)
         }
+        return try finished(values, given: given)
+    }
+
+    /// The row a `BatchRowDictionary` collected: values already in place (of their stored
+    /// types, at `given` positions) and the keys it kept as given.
+    func row(values: ValueRow, given: [Int], others: [AnyHashable: Any]) throws -> BatchRow {
+        guard !others.isEmpty else { return try finished(values, given: given) }
+        var values = values
+        var given = given
+        for (key, value) in others {
+            guard let name = key.base as? String else {
+                throw BatchError.invalidValue(value, key: "\(key)", entity: entity, reason: "has a key that is not a string")
+            }
+            try set(value, forKey: name, in: &values, given: &given)
+        }
+        return try finished(values, given: given)
+    }
+
+    /// Checks one key and value and puts the value in the row.
+    private func set(_ value: Any, forKey key: String, in values: inout ValueRow, given: inout [Int]) throws {
+        let index = try attributeIndex(key, value: value)
+        // A value already of the attribute's stored type (the usual case for rows built in
+        // Swift) is taken as it is, without trying the casts of coercion one by one.
+        if let expected = layout.storedTypes[index], ObjectIdentifier(type(of: value)) == expected {
+            values[index] = value
+        } else {
+            values[index] = try Self.storedValue(value, for: attribute(at: index), entity: entity)
+        }
+        if !given.contains(index) { given.append(index) }
+    }
+
+    /// The row once every given value is in: required attributes checked, `given` in order.
+    private func finished(_ values: ValueRow, given: [Int]) throws -> BatchRow {
         for index in required where values[index] == nil {
             throw BatchError.missing(layout.properties[index].name, entity: entity)
         }
-        given.sort()
-        return BatchRow(values: values, given: given)
+        return BatchRow(values: values, given: given.sorted())
     }
 
     /// The row a handler's object describes: its attributes as set (others keep defaults).

@@ -9,7 +9,7 @@ extension NSManagedObjectContext {
     public func fetch<T>(_ request: NSFetchRequest<T>) throws -> [T] {
         if let type = T.self as? NSManagedObject.Type { ManagedObjectClasses.register(type) }
         let plan = try fetchPlan(for: request)
-        guard let store = objectStore else { throw Self.noCoordinator() }
+        guard let store = objectStore else { throw noStoreError }
         switch request.resultType {
         case .countResultType:
             return try typed([NSNumber(value: try count(plan: plan, request: request, store: store))], plan: plan)
@@ -65,12 +65,12 @@ extension NSManagedObjectContext {
 
     /// The number of objects the request would return.
     public func count<T>(for request: NSFetchRequest<T>) throws -> Int {
-        guard let store = objectStore else { throw Self.noCoordinator() }
+        guard let store = objectStore else { throw noStoreError }
         return try count(plan: try fetchPlan(for: request), request: request, store: store)
     }
 
     func fetchPlan<T>(for request: NSFetchRequest<T>) throws -> FetchPlan {
-        guard let model else { throw Self.noCoordinator() }
+        guard let model else { throw noStoreError }
         let entity =
             request.entity.flatMap { model.entitiesByName[$0.name ?? ""] }
             ?? request.entityName.flatMap { model.entitiesByName[$0] }
@@ -197,7 +197,7 @@ extension NSManagedObjectContext {
         return Array(objects.dropFirst(plan.offset).prefix(plan.limit > 0 ? plan.limit : Int.max))
     }
 
-    private func count<T>(plan: FetchPlan, request: NSFetchRequest<T>, store: any ObjectStore) throws -> Int {
+    func count<T>(plan: FetchPlan, request: NSFetchRequest<T>, store: any ObjectStore) throws -> Int {
         guard request.includesPendingChanges else { return try store.count(plan, affectedStores: request.affectedStores) }
         let pending = pendingChanges(for: plan)
         guard !pending.inserted.isEmpty || pending.deleted || !pending.updated.isEmpty else {
@@ -326,7 +326,7 @@ extension NSManagedObjectContext {
     /// An object's row from the store's side: the coordinator's cached row when it is no
     /// older than `stalenessInterval` allows (any age when it is negative), else the store's.
     func storedSnapshot(for objectID: NSManagedObjectID) throws -> Snapshot? {
-        if stalenessInterval >= 0, let coordinator = persistentStoreCoordinator {
+        if stalenessInterval >= 0, generationToken == nil, parent == nil, let coordinator = persistentStoreCoordinator {
             return try coordinator.snapshot(for: objectID, maximumAge: stalenessInterval)
         }
         return try objectStore?.snapshot(for: objectID)

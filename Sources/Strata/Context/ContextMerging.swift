@@ -8,6 +8,7 @@ extension NSManagedObjectContext {
     /// Merges the changes a `NSManagedObjectContextDidSave` notification of another context
     /// describes. Call it on this context's queue.
     public func mergeChanges(fromContextDidSave notification: Notification) {
+        advanceQueryGeneration()
         let changes = SavedObjectIDs(notification.userInfo ?? [:])
         merge(changes)
     }
@@ -94,7 +95,10 @@ extension NSManagedObjectContext {
         object.turnIntoFault()
     }
 
-    /// Starts or stops merging the saves of the coordinator's other contexts.
+    /// Starts or stops merging the saves that reach this context's parent: for a context on
+    /// a coordinator, the saves of the coordinator's other contexts (not of child contexts,
+    /// whose saves stay in their parents); for a child context, its parent's saves and those
+    /// of its siblings (which push their changes into the parent).
     func updateAutomaticMerging() {
         if let mergeObserver {
             NotificationCenter.default.removeObserver(mergeObserver)
@@ -105,12 +109,25 @@ extension NSManagedObjectContext {
             forName: .NSManagedObjectContextDidSave, object: nil, queue: nil
         ) { [weak self] notification in
             guard let self, let saver = notification.object as? NSManagedObjectContext, saver !== self,
-                saver.persistentStoreCoordinator != nil, saver.persistentStoreCoordinator === self.persistentStoreCoordinator
+                self.followsSaves(of: saver)
             else { return }
             // Read the IDs now, on the saving context's queue; merge on this context's queue.
             let changes = SavedObjectIDs(notification.userInfo ?? [:])
-            self.perform { self.merge(changes) }
+            self.perform {
+                self.advanceQueryGeneration()
+                self.merge(changes)
+            }
         }
+    }
+}
+
+extension NSManagedObjectContext {
+    /// Whether a save of `saver` changed what this context reads: the saver wrote to the same
+    /// parent (context or coordinator), or is this context's parent.
+    fileprivate func followsSaves(of saver: NSManagedObjectContext) -> Bool {
+        if let parent { return saver === parent || saver.parent === parent }
+        return saver.parent == nil && saver.persistentStoreCoordinator != nil
+            && saver.persistentStoreCoordinator === persistentStoreCoordinator
     }
 }
 

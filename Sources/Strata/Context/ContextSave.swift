@@ -11,9 +11,11 @@ extension NSManagedObjectContext {
     /// the store's error; the context keeps its changes then.
     public func save() throws {
         processPendingChanges()
-        guard hasChanges || (persistentStoreCoordinator?.persistentStores.contains { $0.metadataNeedsSaving } ?? false)
+        let metadataNeedsSaving =
+            parent == nil && (persistentStoreCoordinator?.persistentStores.contains { $0.metadataNeedsSaving } ?? false)
+        guard hasChanges || metadataNeedsSaving
         else { return }
-        guard let store = objectStore else { throw Self.noCoordinator() }
+        guard let store = objectStore else { throw noStoreError }
 
         NotificationCenter.default.post(name: .NSManagedObjectContextWillSave, object: self)
         // Each list is taken before its objects run: `willSave` may change the context's sets.
@@ -79,17 +81,28 @@ extension NSManagedObjectContext {
             deleted: notifiedSets.set(of: saved.deleted, in: \.deleted)
         )
         clearChanges()
+        advanceQueryGeneration()
         for objects in [saved.inserted, saved.updated, saved.deleted] {
             for object in objects { object.didSave() }
         }
         NotificationCenter.default.post(
             name: .NSManagedObjectContextDidSave, object: self,
-            userInfo: [
-                NSInsertedObjectsKey: sets.inserted, NSUpdatedObjectsKey: sets.updated, NSDeletedObjectsKey: sets.deleted,
-            ])
+            userInfo: savedUserInfo(sets))
         postObjectIDs(
             Self.didSaveObjectIDsNotification, inserted: saved.inserted.map(\.objectID),
             updated: saved.updated.map(\.objectID), deleted: saved.deleted.map(\.objectID))
+    }
+
+    /// The user info of `NSManagedObjectContextDidSave`: the saved objects, and the context's
+    /// new query generation when it is pinned.
+    private func savedUserInfo(
+        _ sets: (inserted: Set<NSManagedObject>, updated: Set<NSManagedObject>, deleted: Set<NSManagedObject>)
+    ) -> [AnyHashable: Any] {
+        var info: [AnyHashable: Any] = [
+            NSInsertedObjectsKey: sets.inserted, NSUpdatedObjectsKey: sets.updated, NSDeletedObjectsKey: sets.deleted,
+        ]
+        if let generationToken { info[NotificationKey.queryGeneration.rawValue] = generationToken }
+        return info
     }
 
     /// Objects whose entity is not in the model cannot be saved (a class that no model
@@ -142,7 +155,7 @@ extension NSManagedObjectContext {
     /// The object's own array is the start: its stored attributes are already in store form,
     /// so that an entity without relationships or transient attributes shares the array
     /// instead of copying it value by value.
-    private func storeValues(of object: NSManagedObject) -> ValueRow {
+    func storeValues(of object: NSManagedObject) -> ValueRow {
         let layout = object.layout
         guard object.values.count == layout.properties.count else {
             var values = ValueRow(shape: layout.valueShape)

@@ -42,8 +42,59 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     /// How the context runs its work.
     public let concurrencyType: ConcurrencyType
-    /// The coordinator whose stores the context fetches from and saves to.
-    open var persistentStoreCoordinator: NSPersistentStoreCoordinator?
+    /// The coordinator whose stores the context fetches from and saves to; for a child
+    /// context, its parent's. A context has either a coordinator or a parent: setting one when
+    /// the other is set is refused, as Apple's framework refuses it, and the context's fetches
+    /// and saves then throw an error that says so.
+    open var persistentStoreCoordinator: NSPersistentStoreCoordinator? {
+        get { parentStorage?.persistentStoreCoordinator ?? coordinatorStorage }
+        set {
+            guard parentStorage == nil || newValue == nil else {
+                return refuseConfiguration("The context already has a parent context; it cannot also have a coordinator.")
+            }
+            coordinatorStorage = newValue
+        }
+    }
+
+    /// The context a child context fetches from and saves to: a child's `save()` pushes its
+    /// changes into the parent, which saves them on; its fetches see the parent's unsaved
+    /// changes. Setting a parent on a context that has a coordinator, a parent, or is the
+    /// parent's own ancestor is refused (see `persistentStoreCoordinator`).
+    ///
+    /// ```swift
+    /// let scratch = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+    /// scratch.parent = viewContext
+    /// ```
+    open var parent: NSManagedObjectContext? {
+        get { parentStorage }
+        set {
+            guard newValue !== parentStorage else { return }
+            if coordinatorStorage != nil, newValue != nil {
+                return refuseConfiguration("The context already has a coordinator; it cannot also have a parent context.")
+            }
+            if parentStorage != nil, newValue != nil {
+                return refuseConfiguration("The context already has a parent context; it cannot be given another.")
+            }
+            var ancestor = newValue
+            while let context = ancestor {
+                if context === self { return refuseConfiguration("A context cannot be its own ancestor.") }
+                ancestor = context.parentStorage
+            }
+            parentStorage = newValue
+            parentStore = newValue.map(ParentContextStore.init)
+            updateAutomaticMerging()
+        }
+    }
+    private var coordinatorStorage: NSPersistentStoreCoordinator?
+    private var parentStorage: NSManagedObjectContext?
+    /// The parent as the store of this context.
+    private var parentStore: ParentContextStore?
+    /// Why the context cannot fetch or save: a coordinator and a parent were both given.
+    private(set) var configurationError: NSError?
+
+    private func refuseConfiguration(_ message: String) {
+        configurationError = CoreDataError.make(NSCoreDataError, message)
+    }
     /// A name that notifications and persistent history record.
     open var name: String?
     /// How old (in seconds) a row cached by the coordinator may be for a fault of this
@@ -73,6 +124,14 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         didSet { updateAutomaticMerging() }
     }
     var mergeObserver: (any NSObjectProtocol)?
+
+    /// The undo manager that records the context's changes, one group per event (see
+    /// ContextUndo.swift). `nil` by default: nothing is recorded.
+    open var undoManager: UndoManager? {
+        didSet { undoManagerDidChange(from: oldValue) }
+    }
+    /// What records changes for `undoManager` while there is one.
+    @exclusivity(unchecked) var undoRecorder: UndoRecorder?
 
     #if DEBUG
         /// References copied whole out of or into to-many relationships of this context's
@@ -135,8 +194,17 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         self.init(concurrencyType: type)
     }
 
-    /// The layer the context fetches from and saves to.
-    var objectStore: (any ObjectStore)? { persistentStoreCoordinator }
+    /// The layer the context fetches from and saves to: the parent context, or the
+    /// coordinator; none while the context's configuration was refused.
+    var objectStore: (any ObjectStore)? {
+        guard configurationError == nil else { return nil }
+        if let parentStore { return parentStore }
+        guard let coordinatorStorage else { return nil }
+        if let generation = generationToken?.generation { return GenerationStore(coordinatorStorage, generation: generation) }
+        return coordinatorStorage
+    }
+    /// The generation the context is pinned to (`setQueryGenerationFrom(_:)`).
+    var generationToken: NSQueryGenerationToken?
     var model: NSManagedObjectModel? { objectStore?.managedObjectModel }
 
     // MARK: State
@@ -217,6 +285,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         object.faulted = true
         object.hasAwokenFromInsert = true
         object.managedObjectContext = self
+        object.recordsUndo = undoRecorder != nil
         register(object)
         return object
     }
@@ -269,6 +338,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Registers a new object with the context; it is stored at the next save.
     open func insert(_ object: NSManagedObject) {
         if let owner = object.managedObjectContext, owner !== self { return }
+        undoRecorder?.willChangeMembership(of: object)
         if deleted.contains(object) {
             deleted.remove(object)
             eventDeleted.remove(object)
@@ -279,6 +349,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         }
         guard !inserted.contains(object) else { return }
         object.managedObjectContext = self
+        object.recordsUndo = undoRecorder != nil
         object.faulted = false
         register(object)
         inserted.insert(object)
@@ -294,6 +365,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// from the context then.
     open func delete(_ object: NSManagedObject) {
         guard object.managedObjectContext === self, !deleted.contains(object) else { return }
+        undoRecorder?.willChangeMembership(of: object)
         object.fireFault()
         updated.remove(object)
         eventUpdated.remove(object)
@@ -302,8 +374,13 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         pendingDeletes.append(object)
         if inserted.contains(object) {
             inserted.remove(object)
-            eventInserted.remove(object)
             unsavedDeletes.insert(object)
+            // An insertion not announced yet is never announced; one already announced (by
+            // `ObjectsDidChange`) is announced as deleted, so that observers let go of it.
+            if eventInserted.contains(object) {
+                eventInserted.remove(object)
+                eventDeleted.remove(object)
+            }
         }
     }
 
@@ -315,7 +392,14 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     /// Called by objects when a value changed.
     func objectDidChange(_ object: NSManagedObject) {
-        guard !object.faulted, !inserted.contains(object) else { return }
+        // An object inserted in this event is announced as inserted, nothing more.
+        guard !object.faulted, !eventInserted.contains(object) else { return }
+        if inserted.contains(object) {
+            // Inserted in an earlier event: announced as updated by the next `ObjectsDidChange`
+            // (so that fetched results see it change), but still an insert, not in `updated`.
+            eventUpdated.insert(object)
+            return
+        }
         // Changed again in the same event: already registered and in both sets (deleting an
         // object takes it out of them), so nothing more to look up.
         if eventUpdated.contains(object) && updated.contains(object) { return }
@@ -327,7 +411,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     /// Gives new objects permanent IDs now, so that their URIs can be kept before saving.
     open func obtainPermanentIDs(for objects: [NSManagedObject]) throws {
-        guard let store = objectStore else { throw Self.noCoordinator() }
+        guard let store = objectStore else { throw noStoreError }
         let temporary = objects.filter { $0.managedObjectContext === self && $0.objectID.isTemporaryID }
         guard !temporary.isEmpty else { return }
         let ids = try store.obtainPermanentIDs(for: temporary.map { ($0.entity, assignments[$0.objectID]) })
@@ -337,6 +421,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     static func noCoordinator() -> NSError {
         CoreDataError.make(NSPersistentStoreSaveError, "The context has no persistent store coordinator.")
     }
+
+    /// Why there is no store to fetch from or save to.
+    var noStoreError: NSError { configurationError ?? Self.noCoordinator() }
 
     // MARK: Refreshing and discarding
 
@@ -369,12 +456,14 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     /// Refreshes every registered object, keeping unsaved changes.
     open func refreshAllObjects() {
+        advanceQueryGeneration()
         for object in registeredObjects { refresh(object, mergeChanges: true) }
     }
 
     /// Discards every unsaved change: inserted objects leave the context, deleted ones come
     /// back, updated ones return to their saved values.
     open func rollback() {
+        undoRecorder?.discardHistory()
         for object in inserted.objects {
             unregister(object)
             object.managedObjectContext = nil
@@ -395,6 +484,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     /// Forgets every object: they become faults detached from the context.
     open func reset() {
+        advanceQueryGeneration()
+        undoRecorder?.discardHistory()
         let forgotten = registry.keys.map(\.objectID)
         for object in registeredObjects {
             object.turnIntoFault()

@@ -3,20 +3,21 @@ import Foundation
 /// The end of an event: delete rules run for newly deleted objects, and observers hear
 /// what changed since the last time (`NSManagedObjectContextObjectsDidChange`).
 extension NSManagedObjectContext {
-    /// Runs delete rules for objects deleted since the last call and posts
+    /// Runs delete rules for objects deleted since the last call, registers the event's undo
+    /// operation with the undo manager (see ContextUndo.swift), and posts
     /// `NSManagedObjectContextObjectsDidChange` for the changes since then.
     public func processPendingChanges() {
         if propagatesDeletesAtEndOfEvent { propagateDeletes() }
         forgetUnsavedDeletes()
+        undoRecorder?.endEvent()
         postObjectsDidChange()
     }
 
     /// Objects inserted and deleted before any save leave the context: there is nothing to
-    /// delete in the store.
+    /// delete in the store. (Those whose insertion was announced are announced as deleted.)
     private func forgetUnsavedDeletes() {
         for object in unsavedDeletes.objects where deleted.contains(object) {
             deleted.remove(object)
-            eventDeleted.remove(object)
             unregister(object)
             object.managedObjectContext = nil
         }

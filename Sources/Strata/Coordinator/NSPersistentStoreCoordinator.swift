@@ -243,14 +243,17 @@ open class NSPersistentStoreCoordinator: NSObject, ObjectStore, @unchecked Senda
     /// The row of an object: from the row cache when it is there (and, with a maximum age,
     /// no older than that many seconds), otherwise from its store.
     func snapshot(for objectID: NSManagedObjectID, maximumAge: TimeInterval?) throws -> Snapshot? {
-        if let maximumAge {
+        // A pinned context's reads see its generation, which the cache's rows may be newer than.
+        let caching = QueryGeneration.current == nil
+        if !caching {
+        } else if let maximumAge {
             if let cached = rowCache.snapshot(for: objectID, maximumAge: maximumAge) { return cached }
         } else if let cached = rowCache.snapshot(for: objectID) {
             return cached
         }
         guard let store = objectID.persistentStore, store.persistentStoreCoordinator === self else { return nil }
         let snapshot = try store.snapshot(for: objectID)
-        if let snapshot { rowCache.store([snapshot]) }
+        if caching, let snapshot { rowCache.store([snapshot]) }
         return snapshot
     }
 
@@ -261,7 +264,7 @@ open class NSPersistentStoreCoordinator: NSObject, ObjectStore, @unchecked Senda
         // Stores that read the destinations' rows with their IDs leave them in the row cache,
         // where the faults of the destinations find them.
         if let snapshots = try store.relatedSnapshots(of: objectID, relationship: relationship) {
-            rowCache.store(snapshots)
+            if QueryGeneration.current == nil { rowCache.store(snapshots) }
             return snapshots.map(\.objectID)
         }
         return try store.relatedObjectIDs(of: objectID, relationship: relationship)
@@ -270,7 +273,8 @@ open class NSPersistentStoreCoordinator: NSObject, ObjectStore, @unchecked Senda
     func snapshots(for objectIDs: [NSManagedObjectID]) throws -> [Snapshot] {
         var found: [Snapshot] = []
         var missing: [NSManagedObjectID] = []
-        for (id, cached) in zip(objectIDs, rowCache.snapshots(for: objectIDs)) {
+        let cached = QueryGeneration.current == nil ? rowCache.snapshots(for: objectIDs) : objectIDs.map { _ in nil }
+        for (id, cached) in zip(objectIDs, cached) {
             if let cached {
                 found.append(cached)
             } else {
@@ -291,7 +295,7 @@ open class NSPersistentStoreCoordinator: NSObject, ObjectStore, @unchecked Senda
         var result: [NSManagedObjectID: [NSManagedObjectID]] = [:]
         for group in groupedByStore(objectIDs) {
             if let snapshots = try group.store.relatedSnapshots(of: group.ids, relationship: relationship) {
-                rowCache.store(snapshots.values.joined())
+                if QueryGeneration.current == nil { rowCache.store(snapshots.values.joined()) }
                 for (owner, rows) in snapshots where result[owner] == nil { result[owner] = rows.map(\.objectID) }
                 continue
             }

@@ -131,7 +131,7 @@ extension NSManagedObjectContext {
                     + "Use fetch(_:) for IDs, dictionaries or a count.")
         }
         let plan = try fetchPlan(for: request)
-        guard let store = objectStore else { throw Self.noCoordinator() }
+        guard let store = objectStore else { throw noStoreError }
         for entity in plan.entities where !(ManagedObjectClasses.objectClass(for: entity) is T.Type) {
             throw CoreDataError.make(
                 NSCoreDataError,

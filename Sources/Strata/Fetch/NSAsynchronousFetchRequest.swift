@@ -115,7 +115,7 @@ extension NSManagedObjectContext {
             return asynchronous.start(in: self)
         }
         if let batch = request as? any BatchRequest {
-            guard let coordinator = persistentStoreCoordinator else { throw Self.noCoordinator() }
+            guard let coordinator = persistentStoreCoordinator else { throw noStoreError }
             return try batch.execute(in: coordinator, context: self)
         }
         throw CoreDataError.make(

@@ -45,6 +45,7 @@ extension NSManagedObject {
             let members = toManyMembers(at: index)
             guard members.contains(other) else { return }
             willChangeValue(forKey: relationship.name)
+            if recordsUndo { noteUndoableChange(at: index) }
             members.remove(other)
             changedIndexes.insert(index)
             eventChangedIndexes.insert(index)
@@ -65,6 +66,7 @@ extension NSManagedObject {
             let members = toManyMembers(at: index)
             guard !members.contains(other) else { return }
             willChangeValue(forKey: relationship.name)
+            if recordsUndo { noteUndoableChange(at: index) }
             members.appendAbsent(other)
             changedIndexes.insert(index)
             eventChangedIndexes.insert(index)

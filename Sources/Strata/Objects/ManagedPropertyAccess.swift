@@ -75,6 +75,7 @@ extension NSManagedObject {
         else { return _setManagedStoredValue(value, forKey: key) }
         willChangeValue(forKey: key)
         fireFault()
+        if recordsUndo { noteUndoableChange(at: index) }
         values.set(value, at: index)
         keyHint = Int32(truncatingIfNeeded: index)
         didChangeValue(forKey: key)

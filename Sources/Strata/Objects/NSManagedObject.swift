@@ -51,11 +51,20 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     @exclusivity(unchecked) var hasAwokenFromInsert = false
     /// Whether a fault's saved values are a row fetched for it (`pendingSnapshot`).
     @exclusivity(unchecked) private var hasPendingRow = false
+    /// Whether the object's context records its changes for undo (it has an undo manager): the
+    /// one test a change costs while it does not (see ContextUndo.swift).
+    @exclusivity(unchecked) final var recordsUndo = false
     /// The position of the key Strata's own code is about to pass to `didChangeValue(forKey:)`
     /// or `validateValue(_:forKey:)`, or -1: their base implementations take it when the key is
     /// that position's name instead of finding the key again (60 instructions, at every set and
     /// for every property of every save). A hint only: checked against the key, and taken once.
-    @exclusivity(unchecked) var keyHint: Int32 = -1
+    /// Kept in 16 bits beside the flags, so that they fit the 120 bytes an object has had (a
+    /// position past 32767 truncates to a hint that the key check refuses).
+    final var keyHint: Int32 {
+        get { Int32(storedKeyHint) }
+        set { storedKeyHint = Int16(truncatingIfNeeded: newValue) }
+    }
+    @exclusivity(unchecked) private var storedKeyHint: Int16 = -1
 
     /// The values as last fetched or saved, as a snapshot; `nil` for an object never saved.
     var snapshot: Snapshot? {
@@ -364,6 +373,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
 
     func setPrimitive(_ value: Any?, at index: Int) {
         fireFault()
+        if recordsUndo { noteUndoableChange(at: index) }
         if layout.isToMany(index) {
             let objects = Self.objects(in: value)
             noteRelationshipCopy(objects.count)

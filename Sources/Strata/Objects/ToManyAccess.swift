@@ -77,7 +77,9 @@ extension NSManagedObject {
     ) {
         let key = layout.name(at: index)
         willChangeValue(forKey: key)
-        let (left, came) = change(toManyMembers(at: index))
+        let members = toManyMembers(at: index)
+        if recordsUndo { noteUndoableChange(at: index) }
+        let (left, came) = change(members)
         changedIndexes.insert(index)
         eventChangedIndexes.insert(index)
         if let inverse = (layout.properties[index] as? NSRelationshipDescription)?.inverseRelationship {

@@ -20,8 +20,14 @@ import Foundation
 ///   ("file2" before "File10").
 enum PredicateSortComparison {
     static func compare(_ a: Any?, _ b: Any?, using comparison: FetchPlan.SortComparison) -> ComparisonResult {
-        let left = SortValue(a)
-        let right = SortValue(b)
+        compareValues(SortValue(a), SortValue(b), using: comparison)
+    }
+
+    /// Two values already reduced to their storage classes (a fetched results controller keeps
+    /// its objects' sort values so, to compare them without casting them again).
+    static func compareValues(
+        _ left: SortValue, _ right: SortValue, using comparison: FetchPlan.SortComparison
+    ) -> ComparisonResult {
         if left.rank != right.rank { return left.rank < right.rank ? .orderedAscending : .orderedDescending }
         switch (left, right) {
         case (.integer(let x), .integer(let y)): return order(x, y)
@@ -78,7 +84,7 @@ enum PredicateSortComparison {
     }
 
     /// A value sorted, reduced to the storage class SQLite would give it.
-    private enum SortValue {
+    enum SortValue {
         case null
         case integer(Int64)
         case double(Double)
@@ -90,6 +96,10 @@ enum PredicateSortComparison {
         init(_ value: Any?) {
             guard let value, !(value is NSNull) else {
                 self = .null
+                return
+            }
+            if let number = Self.swiftNumber(value) {
+                self = number
                 return
             }
             switch value {
@@ -111,6 +121,20 @@ enum PredicateSortComparison {
                     self = .other
                 }
             }
+        }
+
+        /// Swift's own numbers, told by their exact type: the casts below would first try them
+        /// as `NSNumber`, which bridges (a CFNumber made for each value compared). An `NSNumber`
+        /// itself is not taken here, as `as? Int64` would take an integral decimal number.
+        private static func swiftNumber(_ value: Any) -> SortValue? {
+            let kind = type(of: value)
+            if kind == Int64.self, let integer = value as? Int64 { return .integer(integer) }
+            if kind == Double.self, let double = value as? Double { return .double(double) }
+            if kind == Int.self, let integer = value as? Int { return .integer(Int64(integer)) }
+            if kind == Int32.self, let integer = value as? Int32 { return .integer(Int64(integer)) }
+            if kind == Int16.self, let integer = value as? Int16 { return .integer(Int64(integer)) }
+            if kind == Float.self, let float = value as? Float { return .double(Double(float)) }
+            return nil
         }
 
         private static func number(_ number: NSNumber) -> SortValue {

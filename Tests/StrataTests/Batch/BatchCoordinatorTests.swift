@@ -64,7 +64,7 @@ extension BatchTests {
             let stack = try Stack()
             let context = stack.context()
             let update = NSBatchUpdateRequest(entityName: "User")
-            update.propertiesToUpdate = ["name": NSExpression(format: "team.name")]
+            update.propertiesToUpdate = ["photo": NSExpression(format: "photo")]
             let error = #expect(throws: NSError.self) { try stack.coordinator.execute(update, with: context) }
             #expect(error?.code == NSPersistentStoreUnsupportedRequestTypeError)
             let fetch = #expect(throws: NSError.self) {

@@ -88,6 +88,73 @@ extension BatchTests {
             #expect(try stack.values("User", "age") == ["0", "0", "1", "2", "3"])
         }
 
+        /// The handler's dictionary behaves as a dictionary: it starts empty for each row, reads
+        /// back what was set (values of other types as given), counts and lists its keys, and
+        /// forgets removed keys; the row it inserts is what it held when the handler returned.
+        @Test func theHandlersDictionaryIsADictionary() throws {
+            let stack = try Stack()
+            let context = stack.context()
+            var seen: [String] = []
+            try context.performAndWait {
+                var next = 0
+                let insert = NSBatchInsertRequest(entityName: "User") { (row: NSMutableDictionary) in
+                    seen.append("count \(row.count)")
+                    guard next < 2 else { return true }
+                    next += 1
+                    row["id"] = "h\(next)"
+                    row["age"] = 30  // an Int for an Integer 16 attribute: converted
+                    row["name"] = "first"
+                    row["name"] = "名\(next)"
+                    row.setObject("上海", forKey: "city" as NSString)
+                    row["photo"] = Data([1])
+                    row.removeObject(forKey: "photo")
+                    seen.append("\(row["name"] ?? "nil") \(row["age"] ?? "nil") \(row["photo"] ?? "nil") \(row.count)")
+                    seen.append(
+                        (row.allKeys.compactMap { $0 as? String ?? ($0 as? NSString).map { String($0) } }).sorted().joined(
+                            separator: ","))
+                    if next == 2 { row["city"] = NSNull() }
+                    return false
+                }
+                _ = try context.execute(insert)
+            }
+            #expect(
+                seen == [
+                    "count 0", "名1 30 nil 4", "age,city,id,name", "count 0", "名2 30 nil 4", "age,city,id,name", "count 0",
+                ])
+            #expect(try stack.values("User", "name") == ["名1", "名2"])
+            #expect(try stack.values("User", "age") == ["30", "30"])
+            #expect(try stack.values("User", "city") == ["nil", "上海"])
+            #expect(try stack.sql("SELECT count(*) FROM ZUSER WHERE ZPHOTO IS NULL", as: Int64.self) == [2])
+        }
+
+        /// Bad values set through the handler's dictionary fail the request as bad dictionaries do.
+        @Test func badHandlerValuesFailTheWholeRequest() throws {
+            let stack = try Stack()
+            let context = stack.context()
+            let cases: [(NSMutableDictionary) -> Void] = [
+                { $0["age"] = "old" }, { $0["shoeSize"] = 42 }, { $0["team"] = NSNull() }, { $0["id"] = nil },
+                { $0[7] = "seven" },
+                {
+                    $0["age"] = Int16.max; $0["age"] = 100_000
+                },
+            ]
+            for (number, fill) in cases.enumerated() {
+                var rows = 0
+                let insert = NSBatchInsertRequest(entityName: "User") { (row: NSMutableDictionary) in
+                    guard rows < 2 else { return true }
+                    rows += 1
+                    row["id"] = "r\(rows)"
+                    if rows == 2 { fill(row) }
+                    return false
+                }
+                let error = #expect(throws: NSError.self, "case \(number)") {
+                    try context.performAndWait { try context.execute(insert) }
+                }
+                #expect(error?.domain == NSCocoaErrorDomain)
+            }
+            #expect(try stack.count("User") == 0)
+        }
+
         @Test(arguments: BatchTests.storeTypes)
         func badRowsFailTheWholeRequest(type: String) throws {
             let stack = try Stack(type)

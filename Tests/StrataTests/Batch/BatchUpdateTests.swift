@@ -124,5 +124,95 @@ extension BatchTests {
                 #expect(try stack.sql("SELECT Z_OPT FROM ZPRODUCT ORDER BY Z_PK", as: Int64.self) == [2, 1, 1])
             }
         }
+
+        /// Values read through a to-one relationship: each row takes its own destination's
+        /// value, and a row without a destination gets nil; predicates through relationships
+        /// choose the rows.
+        @Test(arguments: BatchTests.storeTypes)
+        func valuesThroughToOneRelationships(type: String) throws {
+            let stack = try Stack(type)
+            let context = stack.context()
+            try context.performAndWait {
+                let red = NSEntityDescription.insertNewObject(forEntityName: "Team", into: context)
+                red.setValue("red", forKey: "name")
+                let blue = NSEntityDescription.insertNewObject(forEntityName: "Team", into: context)
+                blue.setValue("blue", forKey: "name")
+                for (id, team) in [("1", red), ("2", blue), ("3", red), ("4", nil)] as [(String, NSManagedObject?)] {
+                    let user = NSEntityDescription.insertNewObject(forEntityName: "User", into: context)
+                    user.setValue(id, forKey: "id")
+                    user.setValue("u\(id)", forKey: "name")
+                    user.setValue(team, forKey: "team")
+                }
+                try context.save()
+                let copy = NSBatchUpdateRequest(entityName: "User")
+                copy.propertiesToUpdate = ["city": NSExpression(format: "team.name")]
+                copy.resultType = .updatedObjectsCountResultType
+                #expect((try context.execute(copy) as? NSBatchUpdateResult)?.result as? Int == 4)
+                let joined = NSBatchUpdateRequest(entityName: "User")
+                joined.predicate = NSPredicate(format: "team.name == 'red' AND id != '3'")
+                joined.propertiesToUpdate = ["name": NSExpression(format: "team.name"), "age": NSExpression(format: "age + 7")]
+                joined.resultType = .updatedObjectIDsResultType
+                let ids = try #require((try context.execute(joined) as? NSBatchUpdateResult)?.result as? [NSManagedObjectID])
+                #expect(ids.count == 1)
+            }
+            let fresh = stack.context()
+            try fresh.performAndWait {
+                let request = NSFetchRequest<NSManagedObject>(entityName: "User")
+                request.sortDescriptors = [NSSortDescriptor(key: "id", ascending: true)]
+                let users = try fresh.fetch(request)
+                #expect(users.map { $0.value(forKey: "city") as? String } == ["red", "blue", "red", nil])
+                #expect(users.map { $0.value(forKey: "name") as? String } == ["red", "u2", "u3", "u4"])
+                #expect(users.map { $0.value(forKey: "age") as? Int16 } == [7, 0, 0, 0])
+            }
+        }
+
+        /// A large binary constant for an attribute with external storage goes to a file of
+        /// each row's own, so that deleting one row leaves the others' values; the replaced
+        /// file is removed.
+        @Test func externalBinaryConstantsGetAFilePerRow() throws {
+            let stack = try Stack()
+            try stack.save("User", [["id": "1", "photo": Data(repeating: 1, count: 200_000)], ["id": "2"], ["id": "3"]])
+            let folder = stack.folder.appendingPathComponent(".batch.store_SUPPORT/_EXTERNAL_DATA")
+            let before = Set(try FileManager.default.contentsOfDirectory(atPath: folder.path))
+            #expect(before.count == 1)
+            let photo = Data((0..<150_000).map { UInt8(truncatingIfNeeded: $0) })
+            let context = stack.context()
+            try context.performAndWait {
+                let update = NSBatchUpdateRequest(entityName: "User")
+                update.predicate = NSPredicate(format: "id != '3'")
+                update.propertiesToUpdate = ["photo": photo]
+                _ = try context.execute(update)
+            }
+            let after = Set(try FileManager.default.contentsOfDirectory(atPath: folder.path))
+            #expect(after.count == 2)
+            #expect(after.isDisjoint(with: before))
+            for name in after {
+                #expect(FileManager.default.contents(atPath: folder.appendingPathComponent(name).path) == photo)
+            }
+            // The column holds Apple's 38-byte marker, not the value.
+            #expect(try stack.sql("SELECT length(ZPHOTO) FROM ZUSER ORDER BY Z_PK", as: Int64.self) == [38, 38, nil])
+            try context.performAndWait {
+                let delete = NSFetchRequest<NSFetchRequestResult>(entityName: "User")
+                delete.predicate = NSPredicate(format: "id == '1'")
+                _ = try context.execute(NSBatchDeleteRequest(fetchRequest: delete))
+            }
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).count == 1)
+            let fresh = stack.context()
+            let stored = try fresh.performAndWait {
+                let request = NSFetchRequest<NSManagedObject>(entityName: "User")
+                request.predicate = NSPredicate(format: "id == '2'")
+                return try fresh.fetch(request).first?.value(forKey: "photo") as? Data
+            }
+            #expect(stored == photo)
+            // An expression cannot give an externally stored attribute its value.
+            let error = #expect(throws: NSError.self) {
+                try context.performAndWait {
+                    let update = NSBatchUpdateRequest(entityName: "User")
+                    update.propertiesToUpdate = ["photo": NSExpression(format: "photo")]
+                    _ = try context.execute(update)
+                }
+            }
+            #expect(error?.code == NSPersistentStoreUnsupportedRequestTypeError)
+        }
     }
 }

@@ -19,7 +19,7 @@ extension SQLiteStore {
     }
 
     func sqliteSnapshots(for objectIDs: [NSManagedObjectID]) throws -> [Snapshot] {
-        let (database, mapping) = try openDatabase()
+        let (database, mapping) = try readDatabase()
         let byTable = Dictionary(grouping: objectIDs.filter { !$0.isTemporaryID }) {
             mapping.mapping(for: $0.entity)?.table ?? ""
         }
@@ -66,7 +66,7 @@ extension SQLiteStore {
     func sqliteRelatedSnapshots(
         of objectIDs: [NSManagedObjectID], relationship: NSRelationshipDescription
     ) throws -> [NSManagedObjectID: [Snapshot]] {
-        let (database, mapping) = try openDatabase()
+        let (database, mapping) = try readDatabase()
         let saved = objectIDs.filter { !$0.isTemporaryID }
         guard let first = saved.first, let source = mapping.mapping(for: first.entity),
             let index = first.entity.layout.indexByName[relationship.name], let storage = source.toMany[index],

@@ -11,7 +11,7 @@ internal import GRDBSQLite
 /// statements (a fifth of a small fetch's time).
 extension SQLiteStore {
     func sqliteFetchSnapshots(_ plan: FetchPlan) throws -> [Snapshot] {
-        let (database, mapping) = try openDatabase()
+        let (database, mapping) = try readDatabase()
         guard let root = mapping.mapping(for: plan.entity) else { return [] }
         let columns = mapping.selectLists[root.table] ?? "t0.Z_PK, t0.Z_ENT, t0.Z_OPT"
         let (sql, arguments) = try selectSQL(columnList: columns, plan: plan, mapping: mapping)
@@ -22,7 +22,7 @@ extension SQLiteStore {
     }
 
     func sqliteFetchObjectIDs(_ plan: FetchPlan) throws -> [NSManagedObjectID] {
-        let (database, mapping) = try openDatabase()
+        let (database, mapping) = try readDatabase()
         guard let expected = mapping.mapping(for: plan.entity) else { return [] }
         let (sql, arguments) = try selectSQL(columnList: "t0.Z_PK, t0.Z_ENT", plan: plan, mapping: mapping)
         return try database.unsafeRead { db in
@@ -34,7 +34,7 @@ extension SQLiteStore {
     /// The keys of a fetch's rows, read one row at a time into the compact list: no ID
     /// object, and no array of them, at any moment.
     func sqliteFetchObjectKeys(_ plan: FetchPlan, into keys: inout FetchedObjectKeys) throws {
-        let (database, mapping) = try openDatabase()
+        let (database, mapping) = try readDatabase()
         guard let expected = mapping.mapping(for: plan.entity) else { return }
         let (sql, arguments) = try selectSQL(columnList: "t0.Z_PK, t0.Z_ENT", plan: plan, mapping: mapping)
         try database.unsafeRead { db in
@@ -68,7 +68,7 @@ extension SQLiteStore {
     }
 
     func sqliteCount(_ plan: FetchPlan) throws -> Int {
-        let (database, mapping) = try openDatabase()
+        let (database, mapping) = try readDatabase()
         guard mapping.mapping(for: plan.entity) != nil else { return 0 }
         let (from, arguments) = try fromWhereSQL(plan: plan, mapping: mapping, sorted: false)
         return try database.unsafeRead { db in
@@ -77,7 +77,7 @@ extension SQLiteStore {
     }
 
     func sqliteSnapshot(for objectID: NSManagedObjectID) throws -> Snapshot? {
-        let (database, mapping) = try openDatabase()
+        let (database, mapping) = try readDatabase()
         guard let entity = mapping.mapping(for: objectID.entity) else { return nil }
         let columns = mapping.selectColumns[entity.table] ?? ["Z_PK", "Z_ENT", "Z_OPT"]
         let sql = "SELECT \(columns.joined(separator: ", ")) FROM \(entity.table) WHERE Z_PK = ?"
@@ -100,7 +100,7 @@ extension SQLiteStore {
     func sqliteRelatedSnapshots(
         of objectID: NSManagedObjectID, relationship: NSRelationshipDescription
     ) throws -> [Snapshot] {
-        let (database, mapping) = try openDatabase()
+        let (database, mapping) = try readDatabase()
         guard let source = mapping.mapping(for: objectID.entity),
             let index = objectID.entity.layout.indexByName[relationship.name],
             let storage = source.toMany[index],

@@ -209,6 +209,14 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         return (database, mapping)
     }
 
+    /// The connection reads go through: the store's, or within a pinned context's query
+    /// generation, the generation's snapshot of the store.
+    func readDatabase() throws -> (any DatabaseReader, SQLiteStoreMapping) {
+        let (database, mapping) = try openDatabase()
+        guard let generation = QueryGeneration.current else { return (database, mapping) }
+        return (try generation.reader(for: self, database: database), mapping)
+    }
+
     /// The folder beside the store for large binary values: `.<name>_SUPPORT/_EXTERNAL_DATA`.
     /// None for a store in memory: its large values stay in the rows.
     var externalDataDirectory: URL? {
