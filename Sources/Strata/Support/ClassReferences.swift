@@ -22,10 +22,14 @@ enum ClassReferences {
         return read(value, as: T.self)
     }
 
+    /// The instance `value` holds when it is a `T` (of `T` or a subclass), else `nil`.
+    @inline(__always)
+    static func instance<T: AnyObject>(_ value: Any, of type: T.Type) -> T? {
+        guard Swift.type(of: value) is T.Type else { return nil }
+        return read(value, as: T.self)
+    }
+
     /// The managed object `value` holds, when it holds one (of any entity class).
     @inline(__always)
-    static func managedObject(_ value: Any) -> NSManagedObject? {
-        guard Swift.type(of: value) is NSManagedObject.Type else { return nil }
-        return read(value, as: NSManagedObject.self)
-    }
+    static func managedObject(_ value: Any) -> NSManagedObject? { instance(value, of: NSManagedObject.self) }
 }

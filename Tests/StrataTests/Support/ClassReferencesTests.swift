@@ -37,6 +37,16 @@ import Testing
         for value in refused { #expect(ClassReferences.managedObject(value) == nil) }
     }
 
+    @Test func instanceFindsSubclassesAndRefusesOthers() {
+        let marker = Marker()
+        #expect(ClassReferences.instance(marker, of: NSObject.self) === marker)
+        #expect(ClassReferences.instance(marker as AnyObject, of: Marker.self) === marker)
+        let id = NSManagedObject(entity: Self.entity, insertInto: nil).objectID
+        #expect(ClassReferences.instance(id, of: NSManagedObjectID.self) === id)
+        let refused: [Any] = ["id", 1, [id], Optional(id) as Any, NSObject()]
+        for value in refused { #expect(ClassReferences.instance(value, of: NSManagedObjectID.self) == nil) }
+    }
+
     /// The instance read out is a strong reference: it outlives the container it came from.
     @Test func aReadReferenceKeepsItsObject() {
         weak var watched: Marker?

@@ -115,9 +115,17 @@ extension SQLiteStore {
                     keys, of: id.primaryKey, isNew: isNew, table: table, selfColumn: selfColumn, otherColumn: otherColumn,
                     orderColumn: orderColumn, deferred: deferred, inserts: inserts, db: db)
             case .inverseForeignKey(_, let orderColumn?):
-                let statement = try db.cachedStatement(sql: "UPDATE \(destination.table) SET \(orderColumn) = ? WHERE Z_PK = ?")
-                for (position, key) in keys.enumerated() {
-                    try statement.execute(arguments: [Self.orderKey(at: position), key])
+                // In the order of the rows' keys, not of the relationship: the rows are then
+                // visited as they lie in the table (B11o at 100k: each update in the
+                // relationship's order found its row in another page).
+                let statement = try Self.cleared(
+                    db.cachedStatement(sql: "UPDATE \(destination.table) SET \(orderColumn) = ? WHERE Z_PK = ?"))
+                let raw = statement.sqliteStatement
+                for (key, position) in zip(keys, keys.indices).sorted(by: { $0.0 < $1.0 }) {
+                    sqlite3_reset(raw)
+                    sqlite3_bind_int64(raw, 1, Self.orderKey(at: position))
+                    sqlite3_bind_int64(raw, 2, key)
+                    try Self.run(statement, db)
                 }
             case .inverseForeignKey(_, nil):
                 continue
