@@ -1,7 +1,8 @@
 /// Integers keyed by object identity, in an open-addressing table with linear probing. An
 /// object's address is its own key: hashing it is one multiplication (Fibonacci hashing), where
 /// `Dictionary<ObjectIdentifier, Int>` runs SipHash on every lookup. `ObjectSet` asks at every
-/// insert, change and delete of an object, several times (one set per kind of change).
+/// insert, change and delete of an object, several times (one set per kind of change), and
+/// `ToManyMembers` at every link of a big relationship.
 ///
 /// Keys must stay alive while they are in the table (`ObjectSet` holds its members), so that
 /// an address is never reused for another object meanwhile.
@@ -65,6 +66,12 @@ struct IdentityPositions {
         values[slot] = value
         count += 1
         return true
+    }
+
+    /// Sets the value of a key the table holds (nothing when it holds no such key).
+    mutating func update(_ object: ObjectIdentifier, _ value: Int) {
+        guard let slot = slot(of: object) else { return }
+        values[slot] = value
     }
 
     /// Removes the key; its value, or `nil` when it was not there.

@@ -63,7 +63,7 @@ extension NSManagedObject {
     func modelRuleError(for proposed: Any?, forKey key: String) -> NSError? {
         guard let index = layout.index(of: key) else { return nil }
         let property = layout.properties[index]
-        let value = proposed.flatMap { $0 is NSNull ? nil : $0 }
+        let value = proposed.flatMap { ManagedValueCoercion.isNull($0) ? nil : $0 }
         // Made only for an error's text: most properties pass, and every save asks.
         var name: String { "\(entity.name ?? "?").\(key)" }
         switch property {

@@ -14,6 +14,11 @@ extension NSManagedObject {
             setPrimitive(value, at: index)
             guard let inverse else { return }
             let new = toManyObjects(at: index)
+            // A relationship set for the first time (an import's) had nothing to compare with.
+            guard !old.isEmpty else {
+                for object in new { object.inverseAdd(self, via: inverse) }
+                return
+            }
             let oldSet = Set(old.map(ObjectIdentifier.init))
             let newSet = Set(new.map(ObjectIdentifier.init))
             for object in old where !newSet.contains(ObjectIdentifier(object)) {
@@ -35,7 +40,7 @@ extension NSManagedObject {
 
     /// `other` no longer points here through the inverse of `relationship`.
     func inverseRemove(_ other: NSManagedObject, via relationship: NSRelationshipDescription) {
-        guard let index = layout.indexByName[relationship.name] else { return }
+        guard let index = layout.index(of: relationship.name) else { return }
         if relationship.isToMany {
             let members = toManyMembers(at: index)
             guard members.contains(other) else { return }
@@ -56,13 +61,13 @@ extension NSManagedObject {
 
     /// `other` now points here through the inverse of `relationship`.
     func inverseAdd(_ other: NSManagedObject, via relationship: NSRelationshipDescription) {
-        guard let index = layout.indexByName[relationship.name] else { return }
+        guard let index = layout.index(of: relationship.name) else { return }
         if relationship.isToMany {
             let members = toManyMembers(at: index)
             guard !members.contains(other) else { return }
             willChangeValue(forKey: relationship.name)
             if recordsUndo { noteUndoableChange(at: index) }
-            members.append(other)
+            members.appendAbsent(other)
             changedIndexes.insert(index)
             eventChangedIndexes.insert(index)
             didChangeValue(forKey: relationship.name)

@@ -206,6 +206,11 @@ enum ManagedValueBridge {
     /// `NSSet`/`NSOrderedSet` in `setPrimitiveValue`, so arrays and sets pass as they are.
     static func objectValue<Value>(_ value: Value?) -> Any? {
         guard let value else { return nil }
+        // The sets of `NSSet?`/`NSOrderedSet?` properties pass as they are, told by their type:
+        // the cast to the protocol asks the runtime for a conformance (2,500 instructions, at
+        // every assignment of an import's to-dos' tags).
+        let type = ObjectIdentifier(Swift.type(of: value as Any))
+        if type == ObjectIdentifier(NSSet.self) || type == ObjectIdentifier(NSOrderedSet.self) { return value }
         if let set = value as? any _ManagedCollection { return set._managedObjects }
         return value
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// An object of a managed object model: the values of one instance of an entity, with
 /// key-value access by property name, change tracking and faulting.
@@ -43,17 +44,35 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     @exclusivity(unchecked) var storedObjectID: NSManagedObjectID?
     /// What few objects have, kept aside (see `ObjectAside`).
     @exclusivity(unchecked) private var aside: ObjectAside?
-    // The flags side by side: each one between words took a word (16 bytes an object).
+    // The flags share one byte, beside the key hint and the creation serial: a `Bool` each
+    // took a byte, and the serial would then have taken a word of its own (a 144-byte block
+    // instead of 128; see `UndoFlagLayoutTests`).
+    @exclusivity(unchecked) private var flags = ObjectFlags()
     /// Whether the values have not been loaded yet.
-    @exclusivity(unchecked) var faulted = false
+    var faulted: Bool {
+        get { flags.contains(.faulted) }
+        set { flags.set(.faulted, newValue) }
+    }
     /// Whether the store no longer has the object's row (a fault that could not be filled).
-    @exclusivity(unchecked) var isInaccessible = false
-    @exclusivity(unchecked) var hasAwokenFromInsert = false
+    var isInaccessible: Bool {
+        get { flags.contains(.inaccessible) }
+        set { flags.set(.inaccessible, newValue) }
+    }
+    var hasAwokenFromInsert: Bool {
+        get { flags.contains(.awokenFromInsert) }
+        set { flags.set(.awokenFromInsert, newValue) }
+    }
     /// Whether a fault's saved values are a row fetched for it (`pendingSnapshot`).
-    @exclusivity(unchecked) private var hasPendingRow = false
+    private var hasPendingRow: Bool {
+        get { flags.contains(.pendingRow) }
+        set { flags.set(.pendingRow, newValue) }
+    }
     /// Whether the object's context records its changes for undo (it has an undo manager): the
     /// one test a change costs while it does not (see ContextUndo.swift).
-    @exclusivity(unchecked) final var recordsUndo = false
+    final var recordsUndo: Bool {
+        get { flags.contains(.recordsUndo) }
+        set { flags.set(.recordsUndo, newValue) }
+    }
     /// The position of the key Strata's own code is about to pass to `didChangeValue(forKey:)`
     /// or `validateValue(_:forKey:)`, or -1: their base implementations take it when the key is
     /// that position's name instead of finding the key again (60 instructions, at every set and
@@ -65,6 +84,18 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
         set { storedKeyHint = Int16(truncatingIfNeeded: newValue) }
     }
     @exclusivity(unchecked) private var storedKeyHint: Int16 = -1
+    /// The order of the object's creation among every object of the process: an object
+    /// created after the newest one a to-many relationship ever held cannot be among its
+    /// objects, which `ToManyMembers` tells without looking (an import links each new to-do to
+    /// its tags: a search of each tag's table at every link, a cache miss at each). In 32 bits,
+    /// to fit beside the flags: past 2³² − 1 objects, every later serial stays at that value,
+    /// which is never greater than a serial it might equal, so those objects are searched for.
+    final let creationSerial: UInt32
+
+    /// The serial of the last object created.
+    static var latestSerial: UInt32 { UInt32(clamping: serials.load(ordering: .relaxed)) }
+    /// Objects created so far; in 64 bits, so that it never wraps around to small serials.
+    private static let serials = Atomic<UInt64>(0)
 
     /// The values as last fetched or saved, as a snapshot; `nil` for an object never saved.
     var snapshot: Snapshot? {
@@ -117,6 +148,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     /// Creates an object of the entity and inserts it into the context, if one is given.
     /// Attributes start at their model default values.
     public required init(entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {
+        creationSerial = UInt32(clamping: Self.serials.wrappingAdd(1, ordering: .relaxed).newValue)
         self.entity = entity
         self.layout = entity.layout
         self.values = layout.initialValues
@@ -377,7 +409,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
         if layout.isToMany(index) {
             let objects = Self.objects(in: value)
             noteRelationshipCopy(objects.count)
-            values[index] = objects
+            values[index] = Self.toManyStorage(of: objects, given: value, ordered: layout.kinds[index] == .toMany(ordered: true))
         } else if let stored = layout.storedTypes[index], PlainValues.containerType(value) == UInt(bitPattern: stored) {
             // Already in stored form (a value type's container names it exactly): typed
             // setters land here.
@@ -387,6 +419,24 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
         }
         changedIndexes.insert(index)
         eventChangedIndexes.insert(index)
+    }
+
+    /// What a to-many position holds after `objects` were set as `value`: members that keep
+    /// `value` as the set reads give, when it is an immutable `NSSet` (`NSOrderedSet` when
+    /// ordered) of exactly those objects; otherwise the objects. Sets are values, so the one the
+    /// app made can be read back until the next change, instead of a copy made at the next read
+    /// (`validateValue(_:forKey:)` reads every relationship at every save: a set was made for
+    /// each of B11's 100k to-dos). The value's exact type is asked first, so that a value of
+    /// another type costs no cast.
+    private static func toManyStorage(of objects: [NSManagedObject], given value: Any?, ordered: Bool) -> Any {
+        let set: AnyObject? =
+            ordered
+            ? ClassReferences.exact(value, as: NSOrderedSet.self).flatMap { $0.count == objects.count ? $0 : nil }
+            : ClassReferences.exact(value, as: NSSet.self).flatMap { $0.count == objects.count ? $0 : nil }
+        guard let set else { return objects }
+        let members = ToManyMembers(objects, ordered: ordered)
+        members.published = set
+        return members
     }
 
     /// The value as a store keeps it: to-one as an object ID, to-many as object IDs.
@@ -399,7 +449,14 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     }
 
     /// The objects of a to-many value given as a set, ordered set or collection, each once.
+    ///
+    /// The sets setters are given most, exactly `NSSet` and `NSOrderedSet`, are told by their
+    /// type and read in place, and their elements likewise (`ClassReferences`); their elements
+    /// are distinct already (a managed object is equal only to itself). The casts and the
+    /// table of identities cost 9,000 instructions for a to-do's three tags.
     static func objects(in value: Any?) -> [NSManagedObject] {
+        if let set = ClassReferences.exact(value, as: NSSet.self) { return managedObjects(in: set.allObjects) }
+        if let set = ClassReferences.exact(value, as: NSOrderedSet.self) { return managedObjects(in: set.array) }
         let elements: [Any]
         switch value {
         case let set as NSOrderedSet: elements = set.array
@@ -411,6 +468,16 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
         }
         var seen = Set<ObjectIdentifier>()
         return elements.compactMap { $0 as? NSManagedObject }.filter { seen.insert(ObjectIdentifier($0)).inserted }
+    }
+
+    /// The managed objects among distinct elements, in their order.
+    private static func managedObjects(in elements: [Any]) -> [NSManagedObject] {
+        var objects: [NSManagedObject] = []
+        objects.reserveCapacity(elements.count)
+        for element in elements {
+            if let object = ClassReferences.managedObject(element) { objects.append(object) }
+        }
+        return objects
     }
 
     /// The value at a key path such as `author.name`; to-many steps collect the values of
@@ -521,4 +588,22 @@ final class ObjectAside {
     var probe: KeyPathProbe?
 
     var isEmpty: Bool { batch == nil && probe == nil }
+}
+
+/// An object's Boolean states, one bit each, in the byte they share (`NSManagedObject`'s
+/// `faulted`, `recordsUndo` and the others read and write them by name).
+struct ObjectFlags: OptionSet {
+    let rawValue: UInt8
+
+    static let faulted = ObjectFlags(rawValue: 1 << 0)
+    static let inaccessible = ObjectFlags(rawValue: 1 << 1)
+    static let awokenFromInsert = ObjectFlags(rawValue: 1 << 2)
+    static let pendingRow = ObjectFlags(rawValue: 1 << 3)
+    static let recordsUndo = ObjectFlags(rawValue: 1 << 4)
+
+    /// Sets or clears `flag`.
+    @inline(__always)
+    mutating func set(_ flag: ObjectFlags, _ on: Bool) {
+        if on { insert(flag) } else { remove(flag) }
+    }
 }

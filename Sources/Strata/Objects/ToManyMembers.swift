@@ -16,9 +16,19 @@
 final class ToManyMembers {
     /// The objects of an unordered relationship.
     private var slots: [NSManagedObject] = []
-    /// Each object's slot, by identity; made when the relationship passes `tableThreshold`
-    /// objects (below that, a scan is as quick, and most relationships stay small).
-    private var positions: [ObjectIdentifier: Int]?
+    /// Each object's slot, by identity, for the slots before `indexed`: made when a search
+    /// finds the relationship past `tableThreshold` objects (below that, a scan is as quick,
+    /// and most relationships stay small), and brought up to date at each search. Appends
+    /// leave it alone: B11's tags, 15k to-dos each, are never searched while an import links
+    /// new to-dos to them, and each search or insert in a table that size is a cache miss.
+    /// An `IdentityPositions` table: one multiplication to hash instead of SipHash.
+    private var positions: IdentityPositions?
+    /// How many slots, from the first, `positions` holds: the slots past it were appended
+    /// since the last search. A removal searches first, so the table then holds every slot.
+    private var indexed = 0
+    /// No object created after this serial (`NSManagedObject.creationSerial`) was ever added:
+    /// such an object is not here, told without a search.
+    private var newestSerial: UInt32 = 0
     /// The objects of an ordered relationship.
     private let tree: OrderedMemberTree?
     var isOrdered: Bool { tree != nil }
@@ -39,7 +49,8 @@ final class ToManyMembers {
         } else {
             tree = nil
             slots = objects
-            if objects.count > Self.tableThreshold { makeTable() }
+            // Every object given was created by now.
+            if !objects.isEmpty { newestSerial = NSManagedObject.latestSerial }
         }
     }
 
@@ -59,23 +70,29 @@ final class ToManyMembers {
 
     func contains(_ object: NSManagedObject) -> Bool {
         if let tree { return tree.contains(object) }
+        if object.creationSerial > newestSerial { return false }
         return slot(of: object) != nil
     }
 
     /// Adds `object` at the end; `false` when it is already there.
     @discardableResult
     func append(_ object: NSManagedObject) -> Bool {
+        guard !contains(object) else { return false }
+        appendAbsent(object)
+        return true
+    }
+
+    /// Adds `object`, which the caller found absent, at the end (inverse upkeep asks first,
+    /// to send its change notifications only for a change: a second search would cost a
+    /// second hash).
+    func appendAbsent(_ object: NSManagedObject) {
         if let tree {
-            guard !tree.contains(object) else { return false }
             tree.append(object)
         } else {
-            guard slot(of: object) == nil else { return false }
             slots.append(object)
-            positions?[ObjectIdentifier(object)] = slots.count - 1
-            if positions == nil && slots.count > Self.tableThreshold { makeTable() }
+            newestSerial = max(newestSerial, object.creationSerial)
         }
         changed()
-        return true
     }
 
     /// Removes `object`; `false` when it is not there.
@@ -85,31 +102,32 @@ final class ToManyMembers {
             guard tree.remove(object) else { return false }
         } else {
             guard let slot = slot(of: object) else { return false }
-            positions?[ObjectIdentifier(object)] = nil
+            positions?.removeValue(forKey: ObjectIdentifier(object))
             let last = slots.removeLast()
             if slot < slots.count {
                 slots[slot] = last
-                positions?[ObjectIdentifier(last)] = slot
+                positions?.update(ObjectIdentifier(last), slot)
             }
+            // The search indexed every slot; one fewer is left.
+            if positions != nil { indexed = slots.count }
         }
         changed()
         return true
     }
 
     private func slot(of object: NSManagedObject) -> Int? {
-        if let positions { return positions[ObjectIdentifier(object)] }
-        return slots.firstIndex { $0 === object }
+        guard slots.count > Self.tableThreshold || positions != nil else { return slots.firstIndex { $0 === object } }
+        if positions == nil { positions = IdentityPositions() }
+        while indexed < slots.count {
+            positions?.insert(ObjectIdentifier(slots[indexed]), indexed)
+            indexed += 1
+        }
+        return positions?[ObjectIdentifier(object)]
     }
 
     private func changed() {
         dense = nil
         published = nil
-    }
-
-    private func makeTable() {
-        var table = [ObjectIdentifier: Int](minimumCapacity: slots.count)
-        for (slot, object) in slots.enumerated() { table[ObjectIdentifier(object)] = slot }
-        positions = table
     }
 }
 
@@ -168,14 +186,11 @@ extension ToManyMembers {
         return value as? [NSManagedObject]
     }
 
-    /// The members a to-many position holds, told by the value's type: a failed `as?` from the
-    /// array a loaded relationship holds tries Foundation's bridging first (1,400 instructions
-    /// at each read of B7's relationships). Once the type is known, `as?` takes the runtime's
-    /// path for identical types (400 instructions); `as AnyObject` would ask for bridging
-    /// (2,800, at every link of B11).
+    /// The members a to-many position holds, told by the value's dynamic type (a failed `as?`
+    /// from the array a loaded relationship holds tries Foundation's bridging first: 1,400
+    /// instructions at each read of B7's relationships), then read in place
+    /// (`ClassReferences`): `as?` would cost 450 instructions and `as AnyObject` 2,800, at
+    /// every link of B11 (three reads each).
     @inline(__always)
-    static func held(in value: Any?) -> ToManyMembers? {
-        guard let value, ObjectIdentifier(type(of: value)) == ObjectIdentifier(ToManyMembers.self) else { return nil }
-        return value as? ToManyMembers
-    }
+    static func held(in value: Any?) -> ToManyMembers? { ClassReferences.exact(value, as: ToManyMembers.self) }
 }

@@ -175,6 +175,128 @@ import Testing
         #expect(tree.bookkeepingErrors() == [])
     }
 
+    /// Membership of objects created before and after the newest member, through the table
+    /// made late (at the first search past 16 objects) and brought up to date after appends
+    /// and removals: an object created after every member is answered without a search, any
+    /// other by the table.
+    @Test func membershipByCreationOrderAndTheLateTable() {
+        let early = objects(40)
+        let members = ToManyMembers(Array(early.prefix(10)), ordered: false)
+        let later = objects(40)
+        #expect(!members.contains(later[0]))
+        #expect(!members.contains(early[20]))
+        for object in later.prefix(20) { members.appendAbsent(object) }
+        #expect(members.count == 30)
+        // The first search past 16 objects makes the table of every slot.
+        #expect(members.contains(early[3]))
+        #expect(members.contains(later[19]))
+        #expect(!members.contains(later[20]))
+        #expect(!members.contains(early[30]))
+        // Appends after the table exists, then removals (each moves the last object).
+        for object in early.suffix(10) { #expect(members.append(object)) }
+        #expect(!members.append(later[5]))
+        #expect(members.remove(later[0]))
+        #expect(members.remove(early.last ?? early[0]))
+        #expect(!members.remove(later[0]))
+        let expected = Set((Array(early.prefix(10)) + Array(later[1..<20]) + Array(early[30..<39])).map(ObjectIdentifier.init))
+        #expect(Set(members.objects.map(ObjectIdentifier.init)) == expected)
+        for object in early + later { #expect(members.contains(object) == expected.contains(ObjectIdentifier(object))) }
+        // An object created after all of these was never added.
+        let newest = objects(1)[0]
+        #expect(newest.creationSerial > (early + later).map(\.creationSerial).max() ?? 0)
+        #expect(!members.contains(newest))
+    }
+
+    /// Positions stay right while the table lags behind appends: bursts of new objects appended
+    /// without a search, then removals of the first, a middle and the last object (the last
+    /// one not in the table yet; each removal moves the last slot into the hole), then appends
+    /// of objects made before the newest member, which only the table can tell apart. A stale
+    /// position shows as a removal that fails or takes another object, or a wrong `contains`.
+    @Test func positionsStayRightThroughLaggingAppendsAndRemovals() {
+        let old = objects(300)
+        let members = ToManyMembers([], ordered: false)
+        var reference: [NSManagedObject] = []
+        var made: [NSManagedObject] = []
+        for round in 0..<6 {
+            let burst = objects(40 + round * 10)
+            made += burst
+            for object in burst {
+                members.appendAbsent(object)
+                reference.append(object)
+            }
+            for victim in [reference[0], reference[reference.count / 2], reference[reference.count - 1]] {
+                #expect(members.remove(victim), "round \(round)")
+                reference.removeAll { $0 === victim }
+                #expect(!members.remove(victim), "round \(round)")
+            }
+            for object in old[(round * 50)..<(round * 50 + 30)] {
+                #expect(members.append(object), "round \(round)")
+                reference.append(object)
+            }
+            #expect(!members.append(old[round * 50]), "round \(round)")
+            #expect(members.count == reference.count, "round \(round)")
+            // Every other round, the next burst piles on slots the table does not hold yet.
+            guard round % 2 == 1 else { continue }
+            let held = Set(reference.map(ObjectIdentifier.init))
+            #expect(Set(members.objects.map(ObjectIdentifier.init)) == held, "round \(round)")
+            for object in old + made {
+                #expect(members.contains(object) == held.contains(ObjectIdentifier(object)), "round \(round)")
+            }
+        }
+        for object in reference { #expect(members.remove(object)) }
+        #expect(members.count == 0)
+        for object in old + made { #expect(!members.contains(object)) }
+    }
+
+    /// Random appends, removals and questions, with new objects made along the way (told apart
+    /// by their creation order) among older ones (told by the table), against an array.
+    @Test(arguments: [5, 6, 7] as [UInt64])
+    func unorderedMembersWithObjectsMadeAlongTheWay(seed: UInt64) {
+        var generator = SeededGenerator(seed: seed)
+        var pool = objects(60)
+        let members = ToManyMembers(Array(pool.prefix(20)), ordered: false)
+        var reference = Array(pool.prefix(20))
+        for step in 0..<3_000 {
+            if step % 8 == 0 { pool += objects(3) }
+            let object = pool[Int.random(in: 0..<pool.count, using: &generator)]
+            let isHeld = reference.contains { $0 === object }
+            switch Int.random(in: 0..<100, using: &generator) {
+            case ..<50:
+                #expect(members.append(object) == !isHeld, "step \(step)")
+                if !isHeld { reference.append(object) }
+            case ..<80:
+                #expect(members.remove(object) == isHeld, "step \(step)")
+                reference.removeAll { $0 === object }
+            default:
+                #expect(members.contains(object) == isHeld, "step \(step)")
+            }
+            #expect(members.count == reference.count)
+        }
+        #expect(reference.count > ToManyMembers.tableThreshold * 4)
+        for object in pool { #expect(members.contains(object) == reference.contains { $0 === object }) }
+    }
+
+    /// `held(in:)` reads the members out of a value in place: it finds them however they were
+    /// boxed, and refuses every other value.
+    @Test func heldFindsMembersAndRefusesEverythingElse() {
+        let members = ToManyMembers(objects(3), ordered: false)
+        let boxed: Any? = members
+        let boxedAsObject: Any? = members as AnyObject
+        #expect(ToManyMembers.held(in: boxed) === members)
+        #expect(ToManyMembers.held(in: boxedAsObject) === members)
+        let others: [Any?] = [
+            nil, members.objects, NSSet(array: members.objects), members.objects[0], NSNull(), "text", 3,
+            Optional<ToManyMembers>.none as Any, [members] as Any,
+        ]
+        for value in others { #expect(ToManyMembers.held(in: value) == nil) }
+        // The members read out are the same object, still alive when the value goes.
+        var value: Any? = ToManyMembers(objects(2), ordered: true)
+        let read = ToManyMembers.held(in: value)
+        value = nil
+        #expect(read?.count == 2)
+        #expect(read?.isOrdered == true)
+    }
+
     @Test func aChangeDropsTheObjectsAndTheSetMadeBefore() {
         let all = objects(3)
         let members = ToManyMembers(Array(all.prefix(2)), ordered: false)

@@ -41,4 +41,31 @@ import Testing
             #expect(novel.takeKeyHint(for: "title") == nil)
         }
     }
+
+    /// The flags share one byte: setting or clearing each leaves the others, the key hint and
+    /// the creation serial as they were.
+    @Test func eachFlagChangesAloneInItsByte() throws {
+        let context = try ObjectGraphTests.Stack(ObjectGraphTests.libraryModel(), type: NSInMemoryStoreType, at: nil)
+            .newContext()
+        context.performAndWait {
+            let novel = Novel(context: context)
+            let serial = novel.creationSerial
+            novel.keyHint = 7
+            let flags: [ReferenceWritableKeyPath<NSManagedObject, Bool>] = [
+                \.faulted, \.isInaccessible, \.hasAwokenFromInsert, \.recordsUndo,
+            ]
+            let initial = flags.map { novel[keyPath: $0] }
+            for (position, flag) in flags.enumerated() {
+                novel[keyPath: flag] = !initial[position]
+                for (other, otherFlag) in flags.enumerated() {
+                    #expect(novel[keyPath: otherFlag] == (other == position ? !initial[other] : initial[other]))
+                }
+                novel[keyPath: flag] = initial[position]
+            }
+            #expect(flags.map { novel[keyPath: $0] } == initial)
+            #expect(novel.keyHint == 7)
+            #expect(novel.creationSerial == serial)
+            #expect(Novel(context: context).creationSerial > serial)
+        }
+    }
 }

@@ -115,15 +115,18 @@ extension SQLiteStore {
                 }
                 guard conflicts.isEmpty else { throw VersionConflictError(conflicts: conflicts) }
                 let writers = JoinLinkWriters(request, inserted: result.inserted, mapping: mapping)
+                let links = JoinLinkInserts()
                 for (change, row) in zip(request.inserts, result.inserted) {
                     try writeToMany(
-                        change, as: row.objectID, isNew: true, db: db, mapping: mapping, writers: writers, resolve: resolve)
+                        change, as: row.objectID, isNew: true, db: db, mapping: mapping, writers: writers, inserts: links,
+                        resolve: resolve)
                 }
                 for change in request.updates {
                     try writeToMany(
                         change, as: change.objectID, isNew: false, db: db, mapping: mapping, writers: writers,
-                        resolve: resolve)
+                        inserts: links, resolve: resolve)
                 }
+                try links.write(to: db)
                 if let metadataData { try writeMetadata(metadataData, in: db) }
                 try refreshDerivedValues(&result, db: db, mapping: mapping)
                 return result
