@@ -89,10 +89,20 @@ extension NSBatchInsertRequest: BatchRequest {
             return { try iterator.next().map(builder.row(from:)) }
         }
         if let handler = dictionaryHandler {
-            // One dictionary, emptied for each row, keeps values in the row's own layout.
-            let dictionary = BatchRowDictionary.make(for: builder)
+            // Each row starts from an empty dictionary that keeps values in the row's own
+            // layout: the last row's, emptied, unless the handler kept a reference to it (then
+            // what it kept stays as the handler left it, and the next row gets a new one).
+            var dictionary = BatchRowDictionary.make(for: builder)
+            var isFresh = true
             return {
-                dictionary.clear()
+                if !isFresh {
+                    if isKnownUniquelyReferenced(&dictionary) {
+                        dictionary.clear()
+                    } else {
+                        dictionary = BatchRowDictionary.make(for: builder)
+                    }
+                }
+                isFresh = false
                 if handler(dictionary) { return nil }
                 return try dictionary.row()
             }

@@ -68,6 +68,15 @@ struct BatchRowBuilder {
         return try finished(values, given: given)
     }
 
+    /// The row a `BatchRowDictionary` collected with nothing kept aside: every value already
+    /// in place and of its stored type, `given` in layout order.
+    func row(values: ValueRow, sortedGiven given: [Int]) throws -> BatchRow {
+        for index in required where values[index] == nil {
+            throw BatchError.missing(layout.properties[index].name, entity: entity)
+        }
+        return BatchRow(values: values, given: given)
+    }
+
     /// Checks one key and value and puts the value in the row.
     private func set(_ value: Any, forKey key: String, in values: inout ValueRow, given: inout [Int]) throws {
         let index = try attributeIndex(key, value: value)

@@ -70,6 +70,14 @@ struct ValueRow {
         makeUnique()
         storage.set(value, at: index)
     }
+
+    /// Writes a value given as `Any`, in place when it is of the position's type, without
+    /// wrapping it in an optional first; otherwise as `subscript` does.
+    @inline(__always)
+    mutating func setPresent(_ value: Any, at index: Int) {
+        makeUnique()
+        storage.setPresent(value, at: index)
+    }
 }
 
 // Copies share their storage only to read it; a change first makes the storage the row's own.
@@ -437,6 +445,31 @@ final class ValueStorage: ManagedBuffer<ValueStorage.Header, UInt64> {
             case Tag.absent.rawValue: return body(slot, 0)
             case Tag.typed.rawValue: return body(slot, description.typeWord)
             default: return nil
+            }
+        }
+    }
+
+    /// Stores a value at `index` as `setValue` does, read from its container in place when it
+    /// is of a typed position's type: `setValue` takes an `Any?`, and wrapping a value in one
+    /// copies it through the runtime's generic witnesses (a batch insert's dictionary sets a
+    /// million values for 100,000 rows; B2).
+    @inline(__always)
+    func setPresent(_ value: Any, at index: Int) {
+        let description = withUnsafeMutablePointerToHeader { $0.pointee.table.slot(index) }
+        guard description.kind != .any, description.kind != .object, PlainValues.typeWord(of: value) == description.typeWord
+        else { return setValue(value, at: index) }
+        withUnsafeBytes(of: value as Any) { container in
+            // Of the position's type, so its value lies at the start of the container.
+            switch description.kind {
+            case .int16: storeTyped(container.load(as: Int16.self), at: index)
+            case .int32: storeTyped(container.load(as: Int32.self), at: index)
+            case .int64: storeTyped(container.load(as: Int64.self), at: index)
+            case .double: storeTyped(container.load(as: Double.self), at: index)
+            case .float: storeTyped(container.load(as: Float.self), at: index)
+            case .bool: storeTyped(container.load(as: Bool.self), at: index)
+            case .date: storeTyped(container.load(as: Date.self), at: index)
+            case .string: storeTyped(container.load(as: String.self), at: index)
+            case .any, .object: break
             }
         }
     }

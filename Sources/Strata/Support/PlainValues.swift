@@ -43,6 +43,16 @@ enum PlainValues {
         return withUnsafeBytes(of: value) { $0.load(fromByteOffset: 3 * MemoryLayout<Int>.size, as: UInt.self) }
     }
 
+    /// The type word of a value's container, read in place without wrapping the value in an
+    /// optional (which copies it): as `containerType(_:)`, for a value that is there.
+    @inline(__always)
+    static func typeWord(of value: Any) -> UInt {
+        guard MemoryLayout<Any>.size == 4 * MemoryLayout<Int>.size else { return 0 }
+        // `as Any` keeps the container: an `Any` passed bare to a generic parameter is opened,
+        // and the bytes would be the value's own.
+        return withUnsafeBytes(of: value as Any) { $0.load(fromByteOffset: 3 * MemoryLayout<Int>.size, as: UInt.self) }
+    }
+
     /// Whether an optional value holds a value of one of the plain types (so neither `nil`
     /// nor `NSNull`), told from its container's type word without copying it. `false` means
     /// "not known to be": the caller looks further.
