@@ -17,25 +17,13 @@ enum RawDeflate {
             return nil
         }
         defer { inflateEnd(&stream) }
-        var input = Array(data)
-        var output = Data()
-        var buffer = [UInt8](repeating: 0, count: 64 << 10)
-        let finished: Bool = input.withUnsafeMutableBufferPointer { inputBytes in
-            stream.next_in = inputBytes.baseAddress
-            stream.avail_in = UInt32(inputBytes.count)
-            while true {
-                let status: Int32 = buffer.withUnsafeMutableBufferPointer { outputBytes in
-                    stream.next_out = outputBytes.baseAddress
-                    stream.avail_out = UInt32(outputBytes.count)
-                    return CZlib.inflate(&stream, Z_NO_FLUSH)
-                }
-                let produced = buffer.count - Int(stream.avail_out)
-                output.append(contentsOf: buffer[0..<produced])
-                if status == Z_STREAM_END { return true }
-                guard status == Z_OK, output.count <= limit, produced > 0 || stream.avail_in > 0 else { return false }
-            }
+        return run(&stream, over: data, limit: limit) { stream in
+            CZlib.inflate(&stream, Z_NO_FLUSH)
+        } continuing: {
+            status, produced, stream in
+            // No output and no input left before the end: the stream was cut short.
+            status == Z_OK && (produced > 0 || stream.avail_in > 0)
         }
-        return finished && output.count <= limit ? output : nil
     }
 
     /// Deflates data into a raw DEFLATE stream at zlib's default level; `nil` only when zlib
@@ -48,6 +36,21 @@ enum RawDeflate {
                 Int32(MemoryLayout<z_stream>.size)) == Z_OK
         else { return nil }
         defer { deflateEnd(&stream) }
+        return run(&stream, over: data, limit: Int.max) { stream in
+            CZlib.deflate(&stream, Z_FINISH)
+        } continuing: {
+            status, _, _ in
+            status == Z_OK || status == Z_BUF_ERROR
+        }
+    }
+
+    /// Feeds `data` through a started zlib stream, one 64 KB output buffer at a time, until
+    /// `step` reports the end of the stream; `nil` when `continuing` refuses a step's status or
+    /// the output passes `limit` bytes.
+    private static func run(
+        _ stream: inout z_stream, over data: Data, limit: Int, step: (inout z_stream) -> Int32,
+        continuing: (_ status: Int32, _ produced: Int, _ stream: z_stream) -> Bool
+    ) -> Data? {
         var input = Array(data)
         var output = Data()
         var buffer = [UInt8](repeating: 0, count: 64 << 10)
@@ -58,13 +61,14 @@ enum RawDeflate {
                 let status: Int32 = buffer.withUnsafeMutableBufferPointer { outputBytes in
                     stream.next_out = outputBytes.baseAddress
                     stream.avail_out = UInt32(outputBytes.count)
-                    return CZlib.deflate(&stream, Z_FINISH)
+                    return step(&stream)
                 }
-                output.append(contentsOf: buffer[0..<buffer.count - Int(stream.avail_out)])
+                let produced = buffer.count - Int(stream.avail_out)
+                output.append(contentsOf: buffer[0..<produced])
                 if status == Z_STREAM_END { return true }
-                guard status == Z_OK || status == Z_BUF_ERROR else { return false }
+                guard output.count <= limit, continuing(status, produced, stream) else { return false }
             }
         }
-        return finished ? output : nil
+        return finished && output.count <= limit ? output : nil
     }
 }

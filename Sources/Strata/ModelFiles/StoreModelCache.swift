@@ -25,17 +25,14 @@ extension NSManagedObjectModel {
         do {
             let queue = try DatabaseQueue(path: url.path, configuration: configuration)
             defer { try? queue.close() }
-            content = try queue.read { db -> Data? in
-                guard try db.tableExists("Z_MODELCACHE") else { return nil }
-                return try Data.fetchOne(db, sql: "SELECT Z_CONTENT FROM Z_MODELCACHE WHERE Z_CONTENT IS NOT NULL")
-            }
+            content = try queue.read { db in try StoreModelCache.content(in: db) }
         } catch {
             throw CoreDataError.make(
                 NSMigrationMissingSourceModelError,
                 "The store at \(url.path) cannot be read for its cached model: \(error)",
                 userInfo: [NSUnderlyingErrorKey: error as NSError, NSURLErrorKey: url])
         }
-        guard let content, !content.isEmpty else {
+        guard let content else {
             throw CoreDataError.make(
                 NSMigrationMissingSourceModelError, "The store at \(url.path) holds no cached model (Z_MODELCACHE).",
                 userInfo: [NSURLErrorKey: url])
@@ -52,21 +49,28 @@ extension NSManagedObjectModel {
     }
 }
 
-/// The model cache of an open SQLite store, for migration.
+/// The model cache of an open SQLite store: read for `cachedModel(ofStoreAt:)` and migration,
+/// written when a store is created and after it migrates.
 enum StoreModelCache {
     /// The model cached in the store, or `nil` when it has none or it cannot be read.
     static func model(in db: Database) -> NSManagedObjectModel? {
-        guard (try? db.tableExists("Z_MODELCACHE")) == true,
-            let content = try? Data.fetchOne(db, sql: "SELECT Z_CONTENT FROM Z_MODELCACHE WHERE Z_CONTENT IS NOT NULL"),
-            !content.isEmpty
-        else { return nil }
+        guard let content = try? content(in: db) else { return nil }
         let model = NSManagedObjectModel()
         guard (try? CompiledModelDecoder.readModelCache(content, file: nil, into: model)) != nil else { return nil }
         return model
     }
 
+    /// The raw content of the store's model cache; `nil` when the table is absent or empty.
+    static func content(in db: Database) throws -> Data? {
+        guard try db.tableExists("Z_MODELCACHE"),
+            let content = try Data.fetchOne(db, sql: "SELECT Z_CONTENT FROM Z_MODELCACHE WHERE Z_CONTENT IS NOT NULL"),
+            !content.isEmpty
+        else { return nil }
+        return content
+    }
+
     /// Replaces the store's cached model with `model` (creating the table in stores of frameworks
-    /// that had none), as Apple's framework does after a migration.
+    /// that had none), as Apple's framework does when it creates a store and after a migration.
     static func write(_ model: NSManagedObjectModel, in db: Database) throws {
         try db.execute(sql: "CREATE TABLE IF NOT EXISTS Z_MODELCACHE (Z_CONTENT BLOB)")
         try db.execute(sql: "DELETE FROM Z_MODELCACHE")

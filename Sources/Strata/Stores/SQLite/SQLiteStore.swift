@@ -136,9 +136,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
                     arguments: [uuid, try Self.plistData(metadata)])
                 // The model as Apple's Core Data caches it, so that a store made here can be
                 // migrated on Apple's systems (or here) once the app no longer ships its model.
-                if let cache = CompiledModelEncoder.modelCache(model) {
-                    try db.execute(sql: "INSERT INTO Z_MODELCACHE (Z_CONTENT) VALUES (?)", arguments: [cache])
-                }
+                try StoreModelCache.write(model, in: db)
                 return .commit
             }
         }
