@@ -33,8 +33,10 @@ import Testing
             let bundleURL = TestCorpus.models.appendingPathComponent(path).deletingLastPathComponent()
             let bundle = try XcodeModelBundle(url: bundleURL)
             // The version that wrote the store, found by its hashes as a migration finds it.
-            let metadata = try NSPersistentStore.metadataForPersistentStore(
-                with: TestCorpus.stores.appendingPathComponent(store))
+            // Read from a copy: even reading metadata may rewrite a WAL store's -shm file.
+            let metadataCopy = try TestCorpus.copyOfStore(named: store)
+            defer { try? FileManager.default.removeItem(at: metadataCopy.deletingLastPathComponent()) }
+            let metadata = try NSPersistentStore.metadataForPersistentStore(with: metadataCopy)
             let hashes = metadata[NSStoreModelVersionHashesKey] as? [String: Any] ?? [:]
             guard
                 let sourceName = try bundle.versionNames.first(where: {
