@@ -14,6 +14,8 @@ extension SQLiteStore {
     /// since mapping-model files are not searched); a change that cannot be inferred
     /// (134190); a destination requirement the data fails (134110, naming entity and
     /// property) or a uniqueness constraint it breaks (134111). Each leaves the file as it was.
+    /// (A mapping model found in the bundles was already applied, before the file was
+    /// opened: `migrateWithMappingModelIfFound`.)
     func migrateIfNeeded(
         _ database: any DatabaseWriter, metadata: [String: Any], model: NSManagedObjectModel, mapping: SQLiteStoreMapping
     ) throws -> [String: Any] {
@@ -21,7 +23,9 @@ extension SQLiteStore {
         guard !model.isConfiguration(withName: configuration, compatibleWithStoreMetadata: metadata),
             option(NSMigratePersistentStoresAutomaticallyOption), !isReadOnly
         else { return metadata }
-        guard let sourceModel = MigrationSourceModels.model(forStoreMetadata: metadata, destination: model) else {
+        let givenSource = options?[StagedMigrationSourceModelKey] as? NSManagedObjectModel
+        guard let sourceModel = givenSource ?? MigrationSourceModels.model(forStoreMetadata: metadata, destination: model)
+        else {
             throw CoreDataError.make(
                 NSMigrationMissingSourceModelError, "Can't find model for source store at \(url?.path ?? "?").",
                 userInfo: [NSURLErrorKey: url as Any, "metadata": metadata])
@@ -50,6 +54,32 @@ extension SQLiteStore {
         return updated
     }
 
+    /// Before the file is opened: finishes what an interrupted explicit migration left (its
+    /// staging folder), runs the stages of a staged migration manager given in the options,
+    /// and migrates the store with a mapping model found in the bundles when its model is
+    /// another version and the options allow migration, as Apple's coordinator does before it
+    /// falls back on inference.
+    func prepareFileForOpening(_ url: URL, model: NSManagedObjectModel) throws {
+        guard !isInMemory, !isReadOnly else { return }
+        ExplicitStoreMigration.discardLeftovers(of: url)
+        guard FileManager.default.fileExists(atPath: url.path) else { return }
+        if let staged = options?[NSPersistentStoreStagedMigrationManagerOptionKey] as? NSStagedMigrationManager {
+            try staged.migrateStore(at: url, type: NSSQLiteStoreType, to: model, options: options)
+        }
+        guard option(NSMigratePersistentStoresAutomaticallyOption), options?[StagedMigrationSourceModelKey] == nil,
+            let metadata = try? SQLiteStore.readMetadata(at: url)
+        else { return }
+        let configuration = configurationName == NSManagedObjectModel.defaultConfigurationName ? nil : configurationName
+        guard !model.isConfiguration(withName: configuration, compatibleWithStoreMetadata: metadata),
+            let sourceModel = MigrationSourceModels.model(forStoreMetadata: metadata, destination: model),
+            let mapping = NSMappingModel(
+                from: (options?[MappingModelBundlesKey] as? [Bundle] ?? []) + [Bundle.main] + Bundle.allBundles,
+                forSourceModel: sourceModel, destinationModel: model)
+        else { return }
+        try ExplicitStoreMigration.migrateInPlace(
+            url, sourceModel: sourceModel, destinationModel: model, mapping: mapping, options: options)
+    }
+
     /// A boolean store option, given as `Bool` or `NSNumber`.
     private func option(_ key: String) -> Bool {
         switch options?[key] {
@@ -59,3 +89,7 @@ extension SQLiteStore {
         }
     }
 }
+
+/// An internal store option: more bundles to look for mapping models in, before the app's
+/// (Linux's `Bundle.allBundles` holds only the main bundle; tests give theirs here).
+let MappingModelBundlesKey = "StrataMappingModelBundles"
