@@ -90,10 +90,10 @@ extension NSMappingModel {
 /// Apple's compiled mapping models (`.cdm`) record each entity mapping's source and
 /// destination version hashes. Xcode's `.xcmappingmodel`, which Strata's build plugin copies
 /// into a target's resources, records the models' paths and, per entity mapping, the entity
-/// names and every destination property; a mapping model matches when its source entities
-/// are among the source model's, its destination entities are the destination model's
-/// (abstract ones may be left out), the source properties its expressions read exist, each with
-/// exactly the properties the mapping lists; when several match, the one whose model paths
+/// names and every destination property. A mapping model matches when its destination
+/// entities are the destination model's (abstract ones may be left out), each with exactly the
+/// properties the mapping lists, and its source entities are among the source model's, with
+/// every source property its expressions read; when several match, the one whose model paths
 /// end with the models' file names wins.
 enum MappingModelLookup {
     static func mappingModel(

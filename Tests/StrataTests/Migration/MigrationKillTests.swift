@@ -111,8 +111,8 @@ import Testing
             try Self.copyStore(template, to: store)
             let (child, marker) = try Self.startChild(store: store, bundle: bundle)
             #expect(Self.waitFor(marker, child))
-            // Kill points spread over the whole migration, the last ones near its end.
-            let fraction = (Double(index) + Double.random(in: 0..<1)) / Double(kills)
+            // Kill points spread over the whole migration, the last ones near or after its end.
+            let fraction = 1.2 * (Double(index) + Double.random(in: 0..<1)) / Double(kills)
             usleep(UInt32(duration * fraction * 1_000_000))
             kill(child.processIdentifier, SIGKILL)
             child.waitUntilExit()
