@@ -59,7 +59,7 @@ import Testing
     }
 
     /// Starts the child migrating the store; returns it and the marker file it writes.
-    static func startChild(store: URL, bundle: URL) throws -> (Process, URL) {
+    static func startChild(store: URL, bundle: URL, mode: String = "explicit") throws -> (Process, URL) {
         let marker = store.deletingLastPathComponent().appendingPathComponent("started-\(UUID().uuidString)")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
@@ -68,6 +68,7 @@ import Testing
         environment["STRATA_KILL_STORE"] = store.path
         environment["STRATA_KILL_BUNDLE"] = bundle.path
         environment["STRATA_KILL_MARKER"] = marker.path
+        environment["STRATA_KILL_MODE"] = mode
         process.environment = environment
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
@@ -139,6 +140,98 @@ import Testing
         #expect(outcomes.original > 0)
     }
 
+    static let lightweightV1 = """
+        <entity name="Item">
+            <attribute name="title" attributeType="String"/>
+            <attribute name="count" optional="YES" attributeType="Integer 16" defaultValueString="0"/>
+            <attribute name="payload" optional="YES" attributeType="Binary" allowsExternalBinaryDataStorage="YES"/>
+        </entity>
+        """
+    /// The count widens (the table is made anew and filled by one `INSERT … SELECT`), a
+    /// required attribute with a default and an entity are added.
+    static let lightweightV2 = """
+        <entity name="Item">
+            <attribute name="title" attributeType="String"/>
+            <attribute name="count" optional="YES" attributeType="Integer 64" defaultValueString="0"/>
+            <attribute name="payload" optional="YES" attributeType="Binary" allowsExternalBinaryDataStorage="YES"/>
+            <attribute name="rating" attributeType="Integer 32" defaultValueString="3"/>
+        </entity>
+        <entity name="Tag">
+            <attribute name="label" optional="YES" attributeType="String"/>
+        </entity>
+        """
+    static let items = 40_000
+
+    /// The same for automatic lightweight migration, which runs in one SQLite transaction.
+    @Test func killedLightweightMigrationLeavesTheOriginalOrTheMigratedStore() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-kill-\(UUID().uuidString)")
+        let bundle = folder.appendingPathComponent("Model.xcdatamodeld")
+        for (name, entities) in ["V1": Self.lightweightV1, "V2": Self.lightweightV2] {
+            let version = bundle.appendingPathComponent(name + ".xcdatamodel")
+            try FileManager.default.createDirectory(at: version, withIntermediateDirectories: true)
+            try Data(MigrationFixtures.xml(entities).utf8).write(to: version.appendingPathComponent("contents"))
+        }
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let v1 = try MigrationFixtures.model(bundle, "V1")
+        let v2 = try MigrationFixtures.model(bundle, "V2")
+        let template = folder.appendingPathComponent("Template.sqlite")
+        let (coordinator, context) = try MigrationFixtures.open(v1, template, options: nil)
+        try context.performAndWait {
+            for index in 0..<Self.items {
+                let item = MigrationFixtures.insert(
+                    "Item", ["title": "item \(index)", "count": Int16(index % 1000)], into: context)
+                if index % 1000 == 0 { item.setValue(Data(repeating: 1, count: 120_000), forKey: "payload") }
+            }
+            try context.save()
+        }
+        try MigrationFixtures.close(coordinator)
+        try ExplicitStoreMigration.checkpoint(template)
+        let original = try Data(contentsOf: template)
+        let store = folder.appendingPathComponent("Store.sqlite")
+
+        try Self.copyStore(template, to: store)
+        let (first, firstMarker) = try Self.startChild(store: store, bundle: bundle, mode: "lightweight")
+        #expect(Self.waitFor(firstMarker, first))
+        let started = Date()
+        first.waitUntilExit()
+        let duration = Date().timeIntervalSince(started)
+        #expect(first.terminationStatus == 0)
+
+        var outcomes = (original: 0, migrated: 0)
+        let kills = 10
+        for index in 0..<kills {
+            try Self.copyStore(template, to: store)
+            let (child, marker) = try Self.startChild(store: store, bundle: bundle, mode: "lightweight")
+            #expect(Self.waitFor(marker, child))
+            let fraction = 1.2 * (Double(index) + Double.random(in: 0..<1)) / Double(kills)
+            usleep(UInt32(duration * fraction * 1_000_000))
+            kill(child.processIdentifier, SIGKILL)
+            child.waitUntilExit()
+            // WAL mode: an interrupted transaction never reaches the main file.
+            let bytes = try Data(contentsOf: store)
+            let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: store)
+            let hashes = metadata[NSStoreModelVersionHashesKey] as? [String: Any] ?? [:]
+            let migrated = MigrationSourceModels.matches(v2, hashes)
+            #expect(migrated || bytes == original, "kill \(index) at \(fraction): the original store changed")
+            let (opened, context) = try MigrationFixtures.open(migrated ? v2 : v1, store, options: nil)
+            try context.performAndWait {
+                let request = NSFetchRequest<NSManagedObject>(entityName: "Item")
+                request.predicate = NSPredicate(format: "count == 0")
+                let zero = try context.fetch(request)
+                #expect(try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Item")) == Self.items)
+                #expect(zero.count == Self.items / 1000)
+                #expect(zero.allSatisfy { ($0.value(forKey: "payload") as? Data)?.count == 120_000 })
+                if migrated { #expect(zero.allSatisfy { ($0.value(forKey: "rating") as? NSNumber)?.intValue == 3 }) }
+            }
+            try MigrationFixtures.close(opened)
+            if migrated { outcomes.migrated += 1 } else { outcomes.original += 1 }
+        }
+        print(
+            "lightweight migration kill test: \(kills) kills over \(duration) s: \(outcomes.original) original, \(outcomes.migrated) migrated"
+        )
+        #expect(outcomes.original + outcomes.migrated == kills)
+    }
+
     /// The store opens with version 2 (with no migration option), every note migrated and
     /// every attachment readable from its external file.
     static func checkMigrated(_ store: URL, _ v2: NSManagedObjectModel) throws {
@@ -168,7 +261,8 @@ import Testing
 }
 
 /// The child of `MigrationKillTests`: migrates the store named by `STRATA_KILL_STORE` in
-/// place with the code-built mapping model; skipped in every other run.
+/// place with the code-built mapping model (or, with `STRATA_KILL_MODE=lightweight`, by adding
+/// it with version 2 and the automatic options); skipped in every other run.
 @Suite struct MigrationKillHelper {
     static var store: String? { ProcessInfo.processInfo.environment["STRATA_KILL_STORE"] }
 
@@ -181,6 +275,12 @@ import Testing
         // A leftover of an earlier child is cleared as an open would.
         ExplicitStoreMigration.discardLeftovers(of: store)
         FileManager.default.createFile(atPath: try #require(env["STRATA_KILL_MARKER"]), contents: Data())
+        if env["STRATA_KILL_MODE"] == "lightweight" {
+            // Automatic lightweight migration when the store is added: one SQLite transaction.
+            let (coordinator, _) = try MigrationFixtures.open(v2, store)
+            try MigrationFixtures.close(coordinator)
+            return
+        }
         try ExplicitStoreMigration.migrateInPlace(
             store, sourceModel: v1, destinationModel: v2, mapping: ExplicitMigrationTests.mapping(), options: nil)
         #expect(!FileManager.default.fileExists(atPath: ExplicitStoreMigration.stagingFolder(of: store).path))
