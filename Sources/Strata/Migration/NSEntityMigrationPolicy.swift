@@ -109,7 +109,7 @@ open class NSEntityMigrationPolicy: NSObject, PredicateFunctionTarget, @unchecke
         let qualified = String(reflecting: type)
         registered.withLock { classes in
             classes[qualified] = type
-            if let last = qualified.split(separator: ".").last { classes[String(last), default: type] = type }
+            if let last = qualified.split(separator: ".").last { classes[String(last)] = type }
         }
     }
 

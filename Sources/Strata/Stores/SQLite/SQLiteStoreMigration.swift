@@ -70,11 +70,12 @@ extension SQLiteStore {
             let metadata = try? SQLiteStore.readMetadata(at: url)
         else { return }
         let configuration = configurationName == NSManagedObjectModel.defaultConfigurationName ? nil : configurationName
+        let bundles = (options?[MappingModelBundlesKey] as? [Bundle] ?? []) + [Bundle.main] + Bundle.allBundles
+        // Most apps ship no mapping model: the source model is only looked for when one exists.
         guard !model.isConfiguration(withName: configuration, compatibleWithStoreMetadata: metadata),
+            !MappingModelLookup.mappingModelURLs(in: bundles).isEmpty,
             let sourceModel = MigrationSourceModels.model(forStoreMetadata: metadata, destination: model),
-            let mapping = NSMappingModel(
-                from: (options?[MappingModelBundlesKey] as? [Bundle] ?? []) + [Bundle.main] + Bundle.allBundles,
-                forSourceModel: sourceModel, destinationModel: model)
+            let mapping = NSMappingModel(from: bundles, forSourceModel: sourceModel, destinationModel: model)
         else { return }
         try ExplicitStoreMigration.migrateInPlace(
             url, sourceModel: sourceModel, destinationModel: model, mapping: mapping, options: options)
