@@ -109,7 +109,8 @@ enum MappingModelLookup {
         return matches.first { namesFiles($0, source: source, destination: destination) } ?? matches.first
     }
 
-    /// The `.xcmappingmodel` folders in the bundles' resources, two folder levels deep.
+    /// The `.xcmappingmodel` folders in the bundles' resources and their resource folders
+    /// (`Resources`, `*.resources`, `*.bundle`), two levels deep.
     static func mappingModelURLs(in bundles: [Bundle]) -> [URL] {
         var urls: [URL] = []
         var seen = Set<String>()
@@ -130,11 +131,11 @@ enum MappingModelLookup {
             let url = directory.appendingPathComponent(name)
             if name.hasSuffix(".xcmappingmodel") {
                 urls.append(url)
-            } else if !name.hasPrefix("."), !name.contains("."),
-                (try? url.resourceValues(forKeys: [.isDirectoryKey]).isDirectory) == true
+            } else if name == "Resources" || name == "MappingModels" || name.hasSuffix(".bundle")
+                || name.hasSuffix(".resources")
             {
-                urls += find(under: url, depth: depth - 1)
-            } else if name.hasSuffix(".bundle") || name.hasSuffix(".resources") {
+                // Resource folders only, as models are looked for: an executable's folder
+                // may hold thousands of other files.
                 urls += find(under: url, depth: depth - 1)
             }
         }
