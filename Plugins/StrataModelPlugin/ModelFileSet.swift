@@ -30,8 +30,13 @@ struct ModelFileSet {
     /// Names shared by several models; only the first of each is in `models`.
     private(set) var duplicateNames: [String] = []
 
+    /// The Xcode mapping models (`.xcmappingmodel` folders), in path order.
+    private(set) var mappingModels: [URL] = []
+
     /// Finds the models among the files of the target in `directory`.
     init(sourceFiles: [URL], in directory: URL) {
+        mappingModels = Set(sourceFiles.compactMap { Self.mappingModelRoot(of: $0) }.map(\.standardizedFileURL))
+            .sorted { $0.path < $1.path }
         let roots = Set(sourceFiles.compactMap { Self.modelRoot(of: $0, in: directory) }.map(\.standardizedFileURL))
         var names = Set<String>()
         for root in roots.sorted(by: { $0.path < $1.path }) {
@@ -42,6 +47,13 @@ struct ModelFileSet {
                 duplicateNames.append(model.name)
             }
         }
+    }
+
+    /// The `.xcmappingmodel` folder a file belongs to, or `nil`.
+    static func mappingModelRoot(of file: URL) -> URL? {
+        let components = file.standardizedFileURL.pathComponents
+        guard let index = components.firstIndex(where: { $0.hasSuffix(".xcmappingmodel") }) else { return nil }
+        return URL(fileURLWithPath: NSString.path(withComponents: Array(components[...index])), isDirectory: true)
     }
 
     /// The model a file of the target in `directory` belongs to: its outermost

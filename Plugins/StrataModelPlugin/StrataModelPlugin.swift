@@ -12,7 +12,9 @@ import PackagePlugin
 /// ```
 ///
 /// Each `.xcdatamodeld` bundle and each `.xcdatamodel` not inside one, anywhere in the
-/// target's folder, gets `<Name>+CoreDataGenerated.swift`. Every file of the model is an
+/// target's folder, gets `<Name>+CoreDataGenerated.swift`; each `.xcmappingmodel` is copied
+/// into the resources, where `NSMappingModel(from:forSourceModel:destinationModel:)` and
+/// automatic migration find it. Every file of the model is an
 /// input, so editing any version or the current-version marker generates again.
 @main
 struct StrataModelPlugin: BuildToolPlugin {
@@ -26,6 +28,22 @@ struct StrataModelPlugin: BuildToolPlugin {
         var commands = models.models.flatMap { model in
             ModelCommands(model: model, tool: tool, workDirectory: context.pluginWorkDirectoryURL, moduleName: module.moduleName)
                 .commands
+        }
+        // Mapping models are copied into the resources as they are (Strata reads Xcode's
+        // `xcmapping.xml`), and on Linux beside the executables, where `Bundle.main` looks.
+        for mapping in models.mappingModels {
+            let output = context.pluginWorkDirectoryURL.appendingPathComponent("MappingModels")
+                .appendingPathComponent(mapping.lastPathComponent)
+            var arguments = ["copy-model", mapping.path, "--output", output.path]
+            #if os(Linux)
+                arguments += ["--copy-to", tool.deletingLastPathComponent().path]
+            #endif
+            let inputs =
+                [mapping] + ((try? FileManager.default.contentsOfDirectory(at: mapping, includingPropertiesForKeys: nil)) ?? [])
+            commands.append(
+                .buildCommand(
+                    displayName: "Copying \(mapping.lastPathComponent) to resources", executable: tool,
+                    arguments: arguments, inputFiles: inputs, outputFiles: [output]))
         }
         // Once per target, with or without a model: Core Data's class names that Foundation on
         // Linux also declares, so that files importing both Foundation and CoreData can name them.

@@ -7,7 +7,7 @@ enum CodegenCommand {
     case generate(model: URL, output: URL, moduleName: String?)
     /// Copy a model file into a directory of resources, so that the model can be found at
     /// run time.
-    case copyModel(model: URL, output: URL)
+    case copyModel(model: URL, output: URL, copyTo: URL?)
     /// Compile a model into Strata's `.momd` (or `.mom`) form, for apps that look it up in
     /// their bundle.
     case compileModel(model: URL, output: URL, copyTo: URL?)
@@ -19,7 +19,7 @@ enum CodegenCommand {
 
     static let usage = """
         USAGE: strata-codegen generate <model> --output <file.swift> [--module-name <name>]
-               strata-codegen copy-model <model> --output <path>
+               strata-codegen copy-model <model> --output <path> [--copy-to <dir>]
                strata-codegen compile-model <model> --output <Name.momd|Name.mom> [--copy-to <dir>]
                strata-codegen names --output <file.swift> [<source.swift> ...]
 
@@ -29,7 +29,8 @@ enum CodegenCommand {
           generate      Writes the classes Xcode's code generation would write for the
                         model's entities whose codegen is "Class Definition" or
                         "Category/Extension".
-          copy-model    Copies the model file or bundle to <path>, replacing what is there.
+          copy-model    Copies the model file or bundle (or an .xcmappingmodel) to <path>,
+                        replacing what is there; with --copy-to, also into that folder.
           compile-model Writes the model as a .momd directory (an .xcdatamodeld: one .mom
                         per version and VersionInfo.plist) or a .mom file (an .xcdatamodel),
                         holding model XML, where Strata's NSManagedObjectModel reads it;
@@ -84,14 +85,17 @@ enum CodegenCommand {
         case "compile-model":
             let copyTo = options.take("--copy-to").map { URL(fileURLWithPath: $0, isDirectory: true) }
             self = .compileModel(model: modelURL, output: outputURL, copyTo: copyTo)
-        default: self = .copyModel(model: modelURL, output: outputURL)
+        default:
+            let copyTo = options.take("--copy-to").map { URL(fileURLWithPath: $0, isDirectory: true) }
+            self = .copyModel(model: modelURL, output: outputURL, copyTo: copyTo)
         }
     }
 
     private static func allowedOptions(_ subcommand: String) throws(CommandLineError) -> Set<String> {
         switch subcommand {
         case "generate": ["--output", "--module-name"]
-        case "copy-model", "names": ["--output"]
+        case "copy-model": ["--output", "--copy-to"]
+        case "names": ["--output"]
         case "compile-model": ["--output", "--copy-to"]
         default: throw .unknownSubcommand(subcommand)
         }
@@ -104,8 +108,16 @@ enum CodegenCommand {
             print(Self.usage)
         case .generate(let model, let output, let moduleName):
             try GenerateCommand(model: model, output: output, moduleName: moduleName).run()
-        case .copyModel(let model, let output):
+        case .copyModel(let model, let output, let copyTo):
             try ModelCopier.copy(model, to: output)
+            if let copyTo {
+                // As for compiled models: the copy beside the executables serves `Bundle.main`.
+                do {
+                    try ModelCopier.copy(model, to: copyTo.appendingPathComponent(output.lastPathComponent))
+                } catch {
+                    FileHandle.standardError.write(Data("warning: \(error)\n".utf8))
+                }
+            }
         case .compileModel(let model, let output, let copyTo):
             try CompiledModelFiles.compile(model, to: output)
             if let copyTo {

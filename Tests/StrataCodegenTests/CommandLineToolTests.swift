@@ -124,4 +124,21 @@ struct CommandLineToolTests {
         let model = try NSManagedObjectModel.load(contentsOf: destination)
         #expect(model.entitiesByName.keys.sorted() == ["Todo"])
     }
+
+    @Test("copy-model --copy-to also copies a mapping model into the folder (beside executables)")
+    func copyMappingModelBesideExecutables() throws {
+        let directory = try TemporaryDirectory()
+        let mapping = directory.url.appendingPathComponent("V1toV2.xcmappingmodel")
+        try FileManager.default.createDirectory(at: mapping, withIntermediateDirectories: true)
+        try Data("<database/>".utf8).write(to: mapping.appendingPathComponent("xcmapping.xml"))
+        let output = directory.url.appendingPathComponent("Resources/V1toV2.xcmappingmodel")
+        let beside = directory.url.appendingPathComponent("bin")
+        let result = try ProcessResult.run(
+            try tool(), ["copy-model", mapping.path, "--output", output.path, "--copy-to", beside.path])
+        #expect(result.status == 0, "\(result.error)")
+        for folder in [output, beside.appendingPathComponent("V1toV2.xcmappingmodel")] {
+            let text = try String(contentsOf: folder.appendingPathComponent("xcmapping.xml"), encoding: .utf8)
+            #expect(text == "<database/>")
+        }
+    }
 }

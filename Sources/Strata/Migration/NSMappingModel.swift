@@ -11,12 +11,19 @@ import Foundation
 /// for entityMapping in mapping.entityMappings { print(entityMapping.name!, entityMapping.mappingType) }
 /// ```
 ///
-/// Mapping models read from `.xcmappingmodel` files and custom entity policies are not
-/// supported yet (issue 22, item 3); the classes carry what those need (source expressions,
-/// policy class names, user info) so that they can be added without changing this API.
+/// An explicit migration (`NSMigrationManager`) follows one read from an Xcode mapping model
+/// (`NSMappingModel(contentsOf:)`, or found in bundles by its models with
+/// `NSMappingModel(from:forSourceModel:destinationModel:)`) or built in code.
 open class NSMappingModel: NSObject, @unchecked Sendable {
     /// The entity mappings, in the order a migration runs them.
     open var entityMappings: [NSEntityMapping]! = []
+
+    /// The model paths an Xcode mapping model names (relative to the app's project), which
+    /// tell the versions apart when looking it up by its models.
+    var sourceModelPath: String?
+    var destinationModelPath: String?
+    /// Whether parts are left for the models to complete (a mapping model read from a file).
+    var needsResolution = false
 
     /// The entity mappings by name.
     open var entityMappingsByName: [String: NSEntityMapping] {
@@ -26,6 +33,35 @@ open class NSMappingModel: NSObject, @unchecked Sendable {
     }
 
     public override init() { super.init() }
+
+    /// The mapping model of an Xcode mapping model (`.xcmappingmodel`, or its
+    /// `xcmapping.xml`); `nil` when the file is missing or cannot be read.
+    public convenience init?(contentsOf url: URL?) {
+        guard let url, let read = try? MappingModelFile.read(url) else { return nil }
+        self.init()
+        adopt(read)
+    }
+
+    /// The mapping model found in the bundles (the main bundle when `nil`) that migrates
+    /// `sourceModel` to `destinationModel`; `nil` when none does.
+    public convenience init?(
+        from bundles: [Bundle]?, forSourceModel sourceModel: NSManagedObjectModel?,
+        destinationModel: NSManagedObjectModel?
+    ) {
+        guard let sourceModel, let destinationModel,
+            let found = MappingModelLookup.mappingModel(
+                in: bundles ?? [Bundle.main], source: sourceModel, destination: destinationModel)
+        else { return nil }
+        self.init()
+        adopt(found)
+    }
+
+    private func adopt(_ other: NSMappingModel) {
+        entityMappings = other.entityMappings
+        sourceModelPath = other.sourceModelPath
+        destinationModelPath = other.destinationModelPath
+        needsResolution = other.needsResolution
+    }
 
     /// The mapping model that migrates data from `sourceModel` to `destinationModel` as
     /// lightweight migration does, or an `NSInferredMappingModelError` (134190) naming the
@@ -87,6 +123,8 @@ open class NSEntityMapping: NSObject, @unchecked Sendable {
     open var entityMigrationPolicyClassName: String?
     /// Arbitrary application data.
     open var userInfo: [AnyHashable: Any]?
+    /// Whether the source expression is Xcode's default, made when the mapping is resolved.
+    var generatesSourceExpression = false
 
     public override init() { super.init() }
 
@@ -109,6 +147,12 @@ open class NSPropertyMapping: NSObject, @unchecked Sendable {
     /// `$source.<name>` or the relationship form inferred mappings use: what a migration in
     /// SQL needs, kept so that it does not parse the expression again.
     var sourcePropertyName: String?
+    /// An Xcode mapping model's property mapping whose expression is Xcode's default, made
+    /// when the mapping is resolved; with the source key path and entity mapping Xcode's
+    /// editor recorded for a relationship, when it did.
+    var generatesExpression = false
+    var generatedSourceKeyPath: String?
+    var generatedSourceMappingName: String?
 
     public override init() { super.init() }
 

@@ -12,6 +12,9 @@ struct XcodeModelXMLElement {
     var attributes: [String: String]
     var line: Int
     var children: [XcodeModelXMLElement] = []
+    /// The character data directly inside the element (model files have none; mapping
+    /// models keep their values there).
+    var text = ""
 
     /// The children with the given element name, in file order.
     func children(named name: String) -> [XcodeModelXMLElement] {
@@ -124,6 +127,11 @@ private final class TreeBuilder: NSObject, XMLParserDelegate {
         } else {
             stack[stack.count - 1].children.append(element)
         }
+    }
+
+    func parser(_ parser: XMLParser, foundCharacters string: String) {
+        guard !stack.isEmpty else { return }
+        stack[stack.count - 1].text += string
     }
 
     func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {

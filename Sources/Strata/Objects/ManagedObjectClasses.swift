@@ -49,6 +49,10 @@ enum ManagedObjectClasses {
     /// as the object before, which this tells without a lock.
     private static let lastRegistered = Atomic<UInt>(0)
 
+    /// The modules of the subclasses registered so far, where unqualified class names of
+    /// other kinds (migration policies) are looked for too.
+    static func knownModules() -> [String] { state.withLock { $0.modules } }
+
     /// Remembers a subclass and its module.
     static func register(_ type: NSManagedObject.Type) {
         let identity = UInt(bitPattern: ObjectIdentifier(type))

@@ -38,7 +38,13 @@ enum PredicateFunctions {
         case "noindex:": return first
         case "castObject:toType:": return PredicateValues.string(second).flatMap { cast(first, to: $0) }
         case "objectFrom:withIndex:": return PredicateIndexing.element(of: first, at: second)
-        default: return nil
+        default:
+            // `FUNCTION(receiver, 'selector', …)` with a selector of the receiver rather than
+            // one of the list above: a receiver that answers selectors itself (a migration
+            // manager, an entity migration policy), else the Foundation methods Strata knows.
+            let rest = Array(arguments.dropFirst())
+            if let target = first as? PredicateFunctionTarget { return target.predicateFunctionValue(name, arguments: rest) }
+            return PredicateObjectMethods.call(name, on: first, arguments: rest)
         }
     }
 

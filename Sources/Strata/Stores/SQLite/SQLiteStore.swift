@@ -16,6 +16,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         guard let url else { throw CoreDataError.make(NSPersistentStoreOpenError, "The SQLite store needs a URL.") }
         let mapping = SQLiteStoreMapping(model: model)
         if !isInMemory {
+            try prepareFileForOpening(url, model: model)
             let exists = try StoreFile.check(url, readOnly: isReadOnly)
             if exists { try StoreFile.requireSQLiteHeader(url) }
         }

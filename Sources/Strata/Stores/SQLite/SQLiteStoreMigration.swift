@@ -14,6 +14,8 @@ extension SQLiteStore {
     /// since mapping-model files are not searched); a change that cannot be inferred
     /// (134190); a destination requirement the data fails (134110, naming entity and
     /// property) or a uniqueness constraint it breaks (134111). Each leaves the file as it was.
+    /// (A mapping model found in the bundles was already applied, before the file was
+    /// opened: `migrateWithMappingModelIfFound`.)
     func migrateIfNeeded(
         _ database: any DatabaseWriter, metadata: [String: Any], model: NSManagedObjectModel, mapping: SQLiteStoreMapping
     ) throws -> [String: Any] {
@@ -21,11 +23,14 @@ extension SQLiteStore {
         guard !model.isConfiguration(withName: configuration, compatibleWithStoreMetadata: metadata),
             option(NSMigratePersistentStoresAutomaticallyOption), !isReadOnly
         else { return metadata }
-        // The app's models first; then the model the store itself caches, as Apple's framework
-        // falls back to it when the app no longer ships the store's version.
+        // A staged migration's given source model; else the app's models; else the model the
+        // store itself caches, as Apple's framework falls back to it when the app no longer
+        // ships the store's version.
+        let givenSource = options?[StagedMigrationSourceModelKey] as? NSManagedObjectModel
         let cached = { try? database.read { db in StoreModelCache.model(in: db) } }
         guard
-            let sourceModel = MigrationSourceModels.model(forStoreMetadata: metadata, destination: model)
+            let sourceModel = givenSource
+                ?? MigrationSourceModels.model(forStoreMetadata: metadata, destination: model)
                 ?? cached().flatMap({ model in
                     (metadata[NSStoreModelVersionHashesKey] as? [String: Any])
                         .flatMap { MigrationSourceModels.matches(model, $0) ? model : nil }
@@ -60,6 +65,33 @@ extension SQLiteStore {
         return updated
     }
 
+    /// Before the file is opened: finishes what an interrupted explicit migration left (its
+    /// staging folder), runs the stages of a staged migration manager given in the options,
+    /// and migrates the store with a mapping model found in the bundles when its model is
+    /// another version and the options allow migration, as Apple's coordinator does before it
+    /// falls back on inference.
+    func prepareFileForOpening(_ url: URL, model: NSManagedObjectModel) throws {
+        guard !isInMemory, !isReadOnly else { return }
+        ExplicitStoreMigration.discardLeftovers(of: url)
+        guard FileManager.default.fileExists(atPath: url.path) else { return }
+        if let staged = options?[NSPersistentStoreStagedMigrationManagerOptionKey] as? NSStagedMigrationManager {
+            try staged.migrateStore(at: url, type: NSSQLiteStoreType, to: model, options: options)
+        }
+        guard option(NSMigratePersistentStoresAutomaticallyOption), options?[StagedMigrationSourceModelKey] == nil,
+            let metadata = try? SQLiteStore.readMetadata(at: url)
+        else { return }
+        let configuration = configurationName == NSManagedObjectModel.defaultConfigurationName ? nil : configurationName
+        let bundles = (options?[MappingModelBundlesKey] as? [Bundle] ?? []) + [Bundle.main] + Bundle.allBundles
+        // Most apps ship no mapping model: the source model is only looked for when one exists.
+        guard !model.isConfiguration(withName: configuration, compatibleWithStoreMetadata: metadata),
+            !MappingModelLookup.mappingModelURLs(in: bundles).isEmpty,
+            let sourceModel = MigrationSourceModels.model(forStoreMetadata: metadata, destination: model),
+            let mapping = NSMappingModel(from: bundles, forSourceModel: sourceModel, destinationModel: model)
+        else { return }
+        try ExplicitStoreMigration.migrateInPlace(
+            url, sourceModel: sourceModel, destinationModel: model, mapping: mapping, options: options)
+    }
+
     /// A boolean store option, given as `Bool` or `NSNumber`.
     private func option(_ key: String) -> Bool {
         switch options?[key] {
@@ -69,3 +101,7 @@ extension SQLiteStore {
         }
     }
 }
+
+/// An internal store option: more bundles to look for mapping models in, before the app's
+/// (Linux's `Bundle.allBundles` holds only the main bundle; tests give theirs here).
+let MappingModelBundlesKey = "StrataMappingModelBundles"
