@@ -88,15 +88,20 @@ extension NSPersistentStoreCoordinator {
         var transactions: [NSPersistentHistoryTransaction] = []
         for store in stores {
             let storeID: String = store.identifier ?? ""
+            // The store's reference, taken once: asking for it per ID takes a lock each time.
+            let origin = store.idOrigin
             for record in try store.historyTransactions(
                 after: bound(of: request, in: store, deleting: false), withChanges: needsChanges)
             {
                 let transaction = NSPersistentHistoryTransaction(record: record, storeID: storeID)
                 if needsChanges {
+                    // One copy of the transaction's fields for all its changes to share.
+                    let header = HistoryTransactionHeader(record: record, storeID: storeID)
                     transaction.changes = record.changes.map { change in
                         NSPersistentHistoryChange(
-                            record: change, objectID: store.objectID(entity: change.entity, primaryKey: change.primaryKey),
-                            transaction: transaction, transactionRecord: record, storeID: storeID, values: change.values)
+                            record: change,
+                            objectID: NSManagedObjectID(entity: change.entity, primaryKey: change.primaryKey, origin: origin),
+                            transaction: transaction, header: header, values: change.values)
                     }
                 }
                 transactions.append(transaction)

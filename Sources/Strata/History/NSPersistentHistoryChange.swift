@@ -39,17 +39,16 @@ open class NSPersistentHistoryChange: NSObject, NSCopying, PredicateKeyValueRead
     /// The transaction while it is alive (a change never keeps its transaction alive, the
     /// transaction keeps its changes), made again from the transaction's record otherwise.
     private weak var owner: NSPersistentHistoryTransaction?
-    private let transactionRecord: HistoryTransactionRecord
-    private let storeID: String
+    private let header: HistoryTransactionHeader
 
     /// The transaction the change belongs to.
     open var transaction: NSPersistentHistoryTransaction? {
-        owner ?? NSPersistentHistoryTransaction(record: transactionRecord, storeID: storeID)
+        owner ?? NSPersistentHistoryTransaction(record: header.record, storeID: header.storeID)
     }
 
     init(
         record: HistoryChangeRecord, objectID: NSManagedObjectID, transaction: NSPersistentHistoryTransaction?,
-        transactionRecord: HistoryTransactionRecord, storeID: String, values: HistoryChangeValues?
+        header: HistoryTransactionHeader, values: HistoryChangeValues?
     ) {
         changeID = record.id
         changedObjectID = objectID
@@ -62,8 +61,7 @@ open class NSPersistentHistoryChange: NSObject, NSCopying, PredicateKeyValueRead
         updatedValues = values?.updated
         previousValues = values?.previous
         owner = transaction
-        self.transactionRecord = transactionRecord
-        self.storeID = storeID
+        self.header = header
         super.init()
     }
 
@@ -109,6 +107,21 @@ open class NSPersistentHistoryChange: NSObject, NSCopying, PredicateKeyValueRead
         let request = NSFetchRequest<NSFetchRequestResult>()
         request.entity = HistoryEntities.change
         return request
+    }
+}
+
+/// A transaction's fields, shared by its changes, to make the transaction again when only a
+/// change was kept. Its record's change list is left out: a transaction made again from it has
+/// no changes.
+final class HistoryTransactionHeader: @unchecked Sendable {
+    let record: HistoryTransactionRecord
+    let storeID: String
+
+    init(record: HistoryTransactionRecord, storeID: String) {
+        var fields = record
+        fields.changes = []
+        self.record = fields
+        self.storeID = storeID
     }
 }
 
