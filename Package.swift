@@ -138,8 +138,11 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataTests",
-            dependencies: ["Strata", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["Strata", "strata-history-writer", .product(name: "GRDB", package: "GRDB.swift")]
         ),
+        // A second process for the persistent history tests: it saves into a store the test
+        // watches (remote change notifications), or is killed in the middle of saves.
+        .executableTarget(name: "strata-history-writer", dependencies: ["Strata"], path: "Tests/StrataHistoryWriter"),
         .testTarget(
             name: "StrataMacrosTests",
             dependencies: [

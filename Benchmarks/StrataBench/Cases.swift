@@ -120,7 +120,7 @@ enum Catalog {
             TimedCase(
                 id: "B11s", work: "B11 per object: \(n(sizes.tagged / 10)) → \(n(sizes.tagged)) to-dos",
                 goal: .perObjectGrowth(1.3), objects: sizes.tagged / 10, runs: tagged(sizes.tagged / 10)),
-        ] + OrderedCases.timed(sizes) + fetchedResults(sizes) + MigrationCases.timed(sizes)
+        ] + OrderedCases.timed(sizes) + fetchedResults(sizes) + MigrationCases.timed(sizes) + HistoryCases.timed(sizes)
     }
 
     private static func tagged(_ count: Int) -> [Stack: (Fixtures) throws -> Sample] {

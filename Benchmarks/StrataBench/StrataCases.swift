@@ -9,10 +9,10 @@ enum StrataCases {
         let coordinator: NSPersistentStoreCoordinator
         let context: NSManagedObjectContext
 
-        init(_ path: String) throws {
+        init(_ path: String, options: [AnyHashable: Any]? = nil) throws {
             coordinator = NSPersistentStoreCoordinator(managedObjectModel: BenchModel.shared)
             try coordinator.addPersistentStore(
-                ofType: NSSQLiteStoreType, configurationName: nil, at: URL(fileURLWithPath: path))
+                ofType: NSSQLiteStoreType, configurationName: nil, at: URL(fileURLWithPath: path), options: options)
             context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
             context.persistentStoreCoordinator = coordinator
         }
@@ -30,10 +30,13 @@ enum StrataCases {
 
     static func items() -> NSFetchRequest<Item> { NSFetchRequest<Item>(entityName: "Item") }
 
-    static func insert(_ fixtures: Fixtures) throws -> Sample {
+    static func insert(_ fixtures: Fixtures) throws -> Sample { try insert(fixtures, options: nil) }
+
+    /// B1, on a store opened with `options` (B1h: with persistent history).
+    static func insert(_ fixtures: Fixtures, options: [AnyHashable: Any]?) throws -> Sample {
         let path = try fixtures.scratchCopy(of: fixtures.empty)
         defer { Fixtures.remove(path) }
-        let stack = try Stack(path)
+        let stack = try Stack(path, options: options)
         defer { stack.close() }
         let count = fixtures.sizes.inserts
         return try stack.run { context in
@@ -126,10 +129,13 @@ enum StrataCases {
         }
     }
 
-    static func modify(_ fixtures: Fixtures) throws -> Sample {
+    static func modify(_ fixtures: Fixtures) throws -> Sample { try modify(fixtures, options: nil) }
+
+    /// B8, on a store opened with `options` (B8h: with persistent history).
+    static func modify(_ fixtures: Fixtures, options: [AnyHashable: Any]?) throws -> Sample {
         let path = try fixtures.scratchCopy(of: fixtures.items)
         defer { Fixtures.remove(path) }
-        let stack = try Stack(path)
+        let stack = try Stack(path, options: options)
         defer { stack.close() }
         return try stack.run { context in
             var checksum = Checksum()

@@ -8,9 +8,10 @@ public struct TodoServices: Sendable {
     public let tags: any TagRepository
     public let archive: any ArchiveRepository
 
-    /// Opens the store and the local repositories over it.
-    public init(store: PersistenceController.Store) throws {
-        let persistence = try PersistenceController(store: store)
+    /// Opens the store and the local repositories over it; `author` names the interface in
+    /// the store's history (`cli`, `web`).
+    public init(store: PersistenceController.Store, author: String? = nil) throws {
+        let persistence = try PersistenceController(store: store, author: author)
         self.init(
             persistence: persistence,
             todos: LocalTodoRepository(persistence: persistence),

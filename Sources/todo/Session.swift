@@ -6,11 +6,14 @@ import TodoKit
 struct Session {
     let services: TodoServices
 
-    /// Opens the store and runs `work` with it.
-    static func run(_ options: TodoCommand, _ work: (Session) async throws -> Void) async throws {
+    /// Opens the store and runs `work` with it; the store's history names `author` as the
+    /// interface that made the changes.
+    static func run(
+        _ options: TodoCommand, author: String = "cli", _ work: (Session) async throws -> Void
+    ) async throws {
         let session: Session
         do {
-            session = try await open(options)
+            session = try await open(options, author: author)
         } catch {
             throw CommandFailure("The store could not be opened: \(CommandFailure.describe(error))")
         }
@@ -23,11 +26,11 @@ struct Session {
         }
     }
 
-    private static func open(_ options: TodoCommand) async throws -> Session {
+    private static func open(_ options: TodoCommand, author: String) async throws -> Session {
         if case .sqlite(let url) = options.storeLocation {
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         }
-        let session = Session(services: try TodoServices(store: options.storeLocation))
+        let session = Session(services: try TodoServices(store: options.storeLocation, author: author))
         if options.sample, try await session.services.todos.allIds().isEmpty {
             try await SampleData.load(into: session.services)
         }

@@ -19,7 +19,7 @@ struct TodoCommand: AsyncParsableCommand {
         subcommands: [
             AddCommand.self, ListCommand.self, ShowCommand.self, EditCommand.self, CompleteCommand.self,
             ReopenCommand.self, TagCommand.self, UntagCommand.self, LocateCommand.self, DeleteCommand.self,
-            ExportCommand.self, ImportCommand.self, TagsCommand.self, ServeCommand.self,
+            ExportCommand.self, ImportCommand.self, TagsCommand.self, LogCommand.self, ServeCommand.self,
         ],
         defaultSubcommand: ListCommand.self
     )

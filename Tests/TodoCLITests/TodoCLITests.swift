@@ -14,6 +14,19 @@ struct TodoCLITests {
         #expect(page.todos == [added] && page.total == 1 && page.page == 1)
     }
 
+    @Test("log tells recent changes in plain words, by the interface that made them; --json for scripts")
+    func log() throws {
+        let todo = try TodoProgram()
+        _ = try todo.json(TodoModel.self, "add", "Buy", "oat", "milk", "--tag", "errands")
+        let log = try todo.run("log")
+        #expect(log.status == 0)
+        #expect(log.output.contains("  cli  added the tag 'errands'\n"))
+        #expect(log.output.contains("  cli  added 'Buy oat milk'\n"))
+        let entries = try todo.json([TodoHistoryEntry].self, "log")
+        #expect(entries.map(\.words) == ["added the tag 'errands'", "added 'Buy oat milk'"])
+        #expect(entries.allSatisfy { $0.author == "cli" })
+    }
+
     @Test("list prints a table with short ids that the other commands accept")
     func tableAndShortIds() throws {
         let todo = try TodoProgram()

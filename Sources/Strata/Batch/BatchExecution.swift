@@ -23,6 +23,7 @@ extension NSPersistentStoreCoordinator {
     public func execute(_ request: NSPersistentStoreRequest, with context: NSManagedObjectContext) throws -> Any {
         if let batch = request as? any BatchRequest { return try batch.execute(in: self, context: context) }
         if let asynchronous = request as? any AsynchronousStoreRequest { return asynchronous.start(in: context) }
+        if let history = request as? NSPersistentHistoryChangeRequest { return try execute(history) }
         throw BatchError.unsupported("\(type(of: request)) cannot be executed by a coordinator.")
     }
 
@@ -71,9 +72,10 @@ extension NSBatchInsertRequest: BatchRequest {
         guard let store = try coordinator.batchStores(for: entity, affectedStores: nil).first else {
             throw CoreDataError.make(NSPersistentStoreOperationError, "No persistent store holds entity \(entity.name ?? "?").")
         }
-        let plan = BatchInsertPlan(
+        var plan = BatchInsertPlan(
             entity: entity, policy: context.resolvedMergePolicy.mergeType, collectsIDs: resultType == .objectIDs,
             nextRow: try rowSource(BatchRowBuilder(entity: entity)))
+        plan.author = context.historyAuthor
         let outcome = try store.batchInsert(plan)
         switch resultType {
         case .statusOnly: return NSBatchInsertResult(result: true, resultType: resultType)
@@ -132,8 +134,9 @@ extension NSBatchUpdateRequest: BatchRequest {
         let fetch = FetchPlan(
             entity: entity, includesSubentities: includesSubentities, sortKeys: [], limit: 0, offset: 0,
             predicate: predicate)
-        let plan = BatchUpdatePlan(
+        var plan = BatchUpdatePlan(
             fetch: fetch, assignments: assignments, collectsIDs: resultType == .updatedObjectIDsResultType)
+        plan.author = context.historyAuthor
         var outcome = BatchOutcome()
         if !assignments.isEmpty {
             for store in try coordinator.batchStores(for: entity, affectedStores: nil) {
@@ -164,12 +167,14 @@ extension NSBatchDeleteRequest: BatchRequest {
                 byStore[ObjectIdentifier(store), default: (batch, [])].ids.append(id)
             }
             for (_, group) in byStore {
-                let plan = BatchDeletePlan(fetch: nil, objectIDs: group.ids, collectsIDs: resultType == .resultTypeObjectIDs)
+                var plan = BatchDeletePlan(fetch: nil, objectIDs: group.ids, collectsIDs: resultType == .resultTypeObjectIDs)
+                plan.author = context.historyAuthor
                 outcome.add(try group.store.batchDelete(plan))
             }
         } else {
             let fetch = try context.fetchPlan(for: fetchRequest)
-            let plan = BatchDeletePlan(fetch: fetch, objectIDs: [], collectsIDs: resultType == .resultTypeObjectIDs)
+            var plan = BatchDeletePlan(fetch: fetch, objectIDs: [], collectsIDs: resultType == .resultTypeObjectIDs)
+            plan.author = context.historyAuthor
             for store in try coordinator.batchStores(for: fetch.entity, affectedStores: fetchRequest.affectedStores) {
                 outcome.add(try store.batchDelete(plan))
             }
@@ -180,4 +185,9 @@ extension NSBatchDeleteRequest: BatchRequest {
         case .resultTypeObjectIDs: return NSBatchDeleteResult(result: outcome.objectIDs, resultType: resultType)
         }
     }
+}
+
+extension NSManagedObjectContext {
+    /// The context's author and name, which persistent history records for its requests.
+    var historyAuthor: HistoryAuthor { HistoryAuthor(author: transactionAuthor, contextName: name) }
 }

@@ -16,6 +16,8 @@ struct BatchInsertPlan {
     var replacesStoredRow: Bool {
         policy == .mergeByPropertyObjectTrumpMergePolicyType || policy == .overwriteMergePolicyType
     }
+    /// Who runs the request, for the transaction persistent history records.
+    var author = HistoryAuthor()
 }
 
 /// One row of a batch insert, in the entity's layout (store form: defaults filled in, empty
@@ -47,6 +49,8 @@ struct BatchUpdatePlan {
     var fetch: FetchPlan
     var assignments: [BatchAssignment]
     var collectsIDs: Bool
+    /// Who runs the request, for the transaction persistent history records.
+    var author = HistoryAuthor()
 }
 
 /// A batch delete as a store runs it: the rows of a fetch, or given objects.
@@ -54,6 +58,8 @@ struct BatchDeletePlan {
     var fetch: FetchPlan?
     var objectIDs: [NSManagedObjectID]
     var collectsIDs: Bool
+    /// Who runs the request, for the transaction persistent history records.
+    var author = HistoryAuthor()
 }
 
 /// What a store reports back from a batch request.

@@ -37,7 +37,9 @@ extension InMemoryStore: BatchStore {
                 unique.add(row.values, of: id)
                 Self.note(id, in: &outcome, collecting: plan.collectsIDs, touched: &touched)
             }
-            try commit(&working, updates: touched, deletes: [], into: &state)
+            try commit(
+                &working, updates: touched, deletes: [], into: &state, author: plan.author,
+                updated: { entity in SQLiteStore.attributeIndexes(of: entity) })
             return outcome
         }
     }
@@ -68,7 +70,10 @@ extension InMemoryStore: BatchStore {
                 working.rows[stored.objectID] = Snapshot(objectID: stored.objectID, version: stored.version + 1, values: values)
                 Self.note(stored.objectID, in: &outcome, collecting: plan.collectsIDs, touched: &touched)
             }
-            try commit(&working, updates: touched, deletes: [], into: &state)
+            let names = plan.assignments.map(\.attribute.name)
+            try commit(
+                &working, updates: touched, deletes: [], into: &state, author: plan.author,
+                updated: { entity in names.compactMap { entity.layout.indexByName[$0] } })
             return outcome
         }
     }
@@ -83,19 +88,42 @@ extension InMemoryStore: BatchStore {
             let deletes = doomed.map {
                 RowChange(objectID: $0, values: ValueRow(untypedCount: 0), changed: [], expectedVersion: 0)
             }
-            try commit(&working, updates: [], deletes: deletes, into: &state)
+            try commit(&working, updates: [], deletes: deletes, into: &state, author: plan.author, updated: { _ in nil })
             return outcome
         }
     }
 
     /// Recomputes derived attributes as a save would, writes the rows where they last, and
     /// makes them the store's.
+    /// With history tracked, the request's rows are recorded as one transaction: a row not
+    /// there before is an insert, others are updates of `updated`'s positions.
     private func commit(
-        _ working: inout State, updates: [RowChange], deletes: [RowChange], into state: inout State
+        _ working: inout State, updates: [RowChange], deletes: [RowChange], into state: inout State, author: HistoryAuthor,
+        updated: (NSEntityDescription) -> [Int]?
     ) throws {
         var result = StoreSaveResult()
         DerivedAttributeValues.apply(
             to: &working.rows, request: StoreSaveRequest(updates: updates, deletes: deletes), result: &result)
+        if tracksHistory {
+            var changes: [HistoryChangeRecord] = []
+            var seen = Set<NSManagedObjectID>()
+            for change in updates where seen.insert(change.objectID).inserted {
+                let id = change.objectID
+                let isNew = state.rows[id] == nil
+                changes.append(
+                    HistoryChangeRecord(
+                        id: 0, type: isNew ? .insert : .update, entity: id.entity, primaryKey: id.primaryKey,
+                        updatedIndexes: isNew ? nil : updated(id.entity) ?? []))
+            }
+            for change in deletes {
+                let id = change.objectID
+                changes.append(
+                    HistoryChangeRecord(
+                        id: 0, type: .delete, entity: id.entity, primaryKey: id.primaryKey,
+                        tombstone: InMemoryHistory.tombstone(of: state.rows[id])))
+            }
+            working.history.record(changes, author: author)
+        }
         try persist(working)
         state = working
     }

@@ -16,22 +16,28 @@ extension SQLiteStore {
             !SQLiteBatchDeletion.hasRulesToApply(deleting: entity.table, mapping: mapping)
         {
             return try StoreFile.translatingSQLiteErrors(url) {
-                try database.write { db in try deleteAlone(fetch, entity: entity, mapping: mapping, plan: plan, db: db) }
+                try database.write { db in
+                    try recordingBatchHistory(db, mapping: mapping, author: plan.author) {
+                        try deleteAlone(fetch, entity: entity, mapping: mapping, plan: plan, db: db)
+                    }
+                }
             }
         }
         return try files.transaction {
             try StoreFile.translatingSQLiteErrors(url) {
                 try database.write { db in
-                    let deletion = try SQLiteBatchDeletion(store: self, mapping: mapping, db: db)
-                    try deletion.select(plan)
-                    try deletion.followCascades()
-                    try deletion.checkDenyRules()
-                    let outcome = try deletion.outcome(collectingIDs: plan.collectsIDs)
-                    try deletion.nullifyReferences()
-                    try deletion.noteFiles(files)
-                    try deletion.deleteRows()
-                    _ = AffectedRowLog.drain(db)
-                    return outcome
+                    try recordingBatchHistory(db, mapping: mapping, author: plan.author) {
+                        let deletion = try SQLiteBatchDeletion(store: self, mapping: mapping, db: db)
+                        try deletion.select(plan)
+                        try deletion.followCascades()
+                        try deletion.checkDenyRules()
+                        let outcome = try deletion.outcome(collectingIDs: plan.collectsIDs)
+                        try deletion.nullifyReferences()
+                        try deletion.noteFiles(files)
+                        try deletion.deleteRows()
+                        _ = AffectedRowLog.drain(db)
+                        return outcome
+                    }
                 }
             }
         }

@@ -21,17 +21,28 @@ extension SQLiteStore: BatchStore {
         let (outcome, replaced) = try files.transaction {
             try StoreFile.translatingSQLiteErrors(url) {
                 try database.write { db in
-                    let inserter = try SQLiteBatchInserter(store: self, entity: entity, mapping: mapping, plan: plan, db: db)
-                    while let row = try plan.nextRow() { try inserter.insert(row, files: files) }
-                    try inserter.finish()
-                    _ = AffectedRowLog.drain(db)
-                    return (inserter.outcome, inserter.replaced)
+                    // A row an upsert writes over is an update of its attributes.
+                    try recordingBatchHistory(db, mapping: mapping, author: plan.author, updated: Self.attributeIndexes) {
+                        let inserter = try SQLiteBatchInserter(store: self, entity: entity, mapping: mapping, plan: plan, db: db)
+                        while let row = try plan.nextRow() { try inserter.insert(row, files: files) }
+                        try inserter.finish()
+                        _ = AffectedRowLog.drain(db)
+                        return (inserter.outcome, inserter.replaced)
+                    }
                 }
             }
         }
         // Rows an upsert wrote over are stale in the row cache; new rows were never there.
         persistentStoreCoordinator?.rowCache.remove(replaced)
         return outcome
+    }
+}
+
+extension SQLiteStore {
+    /// The layout positions of an entity's stored attributes.
+    static func attributeIndexes(of entity: NSEntityDescription) -> [Int]? {
+        let layout = entity.layout
+        return layout.persistentIndexes.filter { layout.properties[$0] is NSAttributeDescription }
     }
 }
 

@@ -36,31 +36,36 @@ extension SQLiteStore {
         return try files.transaction {
             try StoreFile.translatingSQLiteErrors(url) {
                 try database.write { db in
-                    if externalColumns {
-                        // The files of the values being replaced go once the update committed.
-                        let keys = try Int64.fetchAll(
-                            db, sql: "SELECT t0.Z_PK FROM \(entity.table) AS t0\(condition.map { " WHERE \($0)" } ?? "")",
-                            arguments: StatementArguments(values: conditionArguments))
-                        let changed = plan.assignments.map(\.index)
-                        for key in keys { try files.noteReplacedFiles(ofRow: key, in: entity, changed: changed, db: db) }
+                    let names = plan.assignments.map(\.attribute.name)
+                    let updated: (NSEntityDescription) -> [Int]? = { entity in names.compactMap { entity.layout.indexByName[$0] }
                     }
-                    var outcome = BatchOutcome()
-                    if needsKeys {
-                        let rows = try Row.fetchAll(db, sql: sql, arguments: arguments)
-                        try writeFiles(set.fileValues, toRows: rows.map { $0[0] }, of: entity, files: files, db: db)
-                        if plan.collectsIDs {
-                            outcome.objectIDs = rows.map { row in
-                                let rowEntity = mapping.mapping(number: row[1], rowOf: entity).entity
-                                return objectID(entity: rowEntity, primaryKey: row[0])
-                            }
+                    return try recordingBatchHistory(db, mapping: mapping, author: plan.author, updated: updated) {
+                        if externalColumns {
+                            // The files of the values being replaced go once the update committed.
+                            let keys = try Int64.fetchAll(
+                                db, sql: "SELECT t0.Z_PK FROM \(entity.table) AS t0\(condition.map { " WHERE \($0)" } ?? "")",
+                                arguments: StatementArguments(values: conditionArguments))
+                            let changed = plan.assignments.map(\.index)
+                            for key in keys { try files.noteReplacedFiles(ofRow: key, in: entity, changed: changed, db: db) }
                         }
-                        outcome.count = rows.count
-                    } else {
-                        try db.execute(sql: sql, arguments: arguments)
-                        outcome.count = db.changesCount
+                        var outcome = BatchOutcome()
+                        if needsKeys {
+                            let rows = try Row.fetchAll(db, sql: sql, arguments: arguments)
+                            try writeFiles(set.fileValues, toRows: rows.map { $0[0] }, of: entity, files: files, db: db)
+                            if plan.collectsIDs {
+                                outcome.objectIDs = rows.map { row in
+                                    let rowEntity = mapping.mapping(number: row[1], rowOf: entity).entity
+                                    return objectID(entity: rowEntity, primaryKey: row[0])
+                                }
+                            }
+                            outcome.count = rows.count
+                        } else {
+                            try db.execute(sql: sql, arguments: arguments)
+                            outcome.count = db.changesCount
+                        }
+                        _ = AffectedRowLog.drain(db)
+                        return outcome
                     }
-                    _ = AffectedRowLog.drain(db)
-                    return outcome
                 }
             }
         }

@@ -126,6 +126,8 @@ extension NSManagedObjectContext {
         inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject]
     ) -> (StoreSaveRequest, written: [NSManagedObject]) {
         var request = StoreSaveRequest()
+        request.author = transactionAuthor
+        request.contextName = name
         var written: [NSManagedObject] = []
         request.inserts.reserveCapacity(inserted.count)
         for object in inserted {

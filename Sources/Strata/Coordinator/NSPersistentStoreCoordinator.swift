@@ -408,6 +408,10 @@ open class NSPersistentStoreCoordinator: NSObject, ObjectStore, @unchecked Senda
             for (change, store) in zip(request.deletes, deleteStores) {
                 parts[ObjectIdentifier(store), default: Part(store: store)].request.deletes.append(change)
             }
+            for key in parts.keys {
+                parts[key]?.request.author = request.author
+                parts[key]?.request.contextName = request.contextName
+            }
         }
         for store in persistentStores where store.metadataNeedsSaving && parts[ObjectIdentifier(store)] == nil {
             parts[ObjectIdentifier(store)] = Part(store: store)

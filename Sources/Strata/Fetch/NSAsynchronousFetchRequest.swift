@@ -118,6 +118,10 @@ extension NSManagedObjectContext {
             guard let coordinator = persistentStoreCoordinator else { throw noStoreError }
             return try batch.execute(in: coordinator, context: self)
         }
+        if let history = request as? NSPersistentHistoryChangeRequest {
+            guard let coordinator = persistentStoreCoordinator else { throw noStoreError }
+            return try coordinator.execute(history)
+        }
         throw CoreDataError.make(
             NSPersistentStoreUnsupportedRequestTypeError, "\(type(of: request)) cannot be executed by a context.")
     }

@@ -84,6 +84,10 @@ struct StoreSaveRequest {
     var inserts: [RowChange] = []
     var updates: [RowChange] = []
     var deletes: [RowChange] = []
+    /// The saving context's `transactionAuthor`, which persistent history records.
+    var author: String?
+    /// The saving context's `name`, which persistent history records.
+    var contextName: String?
 
     var isEmpty: Bool { inserts.isEmpty && updates.isEmpty && deletes.isEmpty }
 }

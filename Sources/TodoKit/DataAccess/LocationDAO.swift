@@ -12,7 +12,7 @@ public final class LocationDAO: Sendable {
 
     /// Saves a new location with the model's values and id.
     public func create(_ model: LocationModel) async throws -> LocationModel {
-        try await persistence.container.performBackgroundTask { context in
+        try await persistence.performBackgroundTask { context in
             let location = LocationEntity(context: context)
             location.id = model.id
             Self.copy(model, to: location)

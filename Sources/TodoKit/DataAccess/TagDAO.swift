@@ -12,7 +12,7 @@ public final class TagDAO: Sendable {
 
     /// Saves a new tag.
     public func create(title: String, at date: Date = Date()) async throws -> TagModel {
-        try await persistence.container.performBackgroundTask { context in
+        try await persistence.performBackgroundTask { context in
             let tag = TagEntity(context: context)
             tag.tagId = UUID()
             tag.title = title

@@ -64,7 +64,7 @@ public final class TodoDAO: Sendable {
 
     /// The to-do with the id, if there is one.
     public func find(id: UUID) async throws -> TodoModel? {
-        try await persistence.container.performBackgroundTask { context in
+        try await persistence.performBackgroundTask { context in
             try Self.todo(withId: id, in: context).map(TodoModel.init)
         }
     }

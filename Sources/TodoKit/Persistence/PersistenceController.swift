@@ -28,7 +28,11 @@ public final class PersistenceController: Sendable {
     /// Loads the model and opens (or creates) the store; throws the container's error when
     /// the store cannot be opened (a folder that cannot be written, a file that is not a
     /// store of this model).
-    public init(store: Store = .standard) throws {
+    /// The author persistent history records for this controller's saves (`cli`, `web`).
+    public let author: String?
+
+    public init(store: Store = .standard, author: String? = nil) throws {
+        self.author = author
         container = NSPersistentContainer(name: Self.modelName)
         switch store {
         case .standard:
@@ -40,6 +44,14 @@ public final class PersistenceController: Sendable {
             // Xcode's template's URL for a store never written: with the default URL left in
             // place, Strata's container makes the data directory even for an in-memory store.
             container.persistentStoreDescriptions.first?.url = URL(fileURLWithPath: "/dev/null")
+        }
+        // History records every save (`todo log` reads it), and another process's saves are
+        // noticed (`todo serve` shows what `todo add` does).
+        for description in container.persistentStoreDescriptions {
+            description.setOption(true as NSNumber, forKey: NSPersistentHistoryTrackingKey)
+            // Beyond Apple: updates keep their old values, so the log tells what really changed.
+            description.setOption(true as NSNumber, forKey: StrataPersistentHistoryValuesKey)
+            description.setOption(true as NSNumber, forKey: NSPersistentStoreRemoteChangeNotificationPostOptionKey)
         }
         var loadError: (any Error)?
         container.loadPersistentStores { _, error in
@@ -53,6 +65,7 @@ public final class PersistenceController: Sendable {
         container.viewContext.automaticallyMergesChangesFromParent = true
         container.viewContext.mergePolicy = NSMergeByPropertyObjectTrumpMergePolicy
         container.viewContext.name = "viewContext"
+        container.viewContext.transactionAuthor = author
     }
 
     /// Closes the store files, as a program does before it exits (`todo serve` on SIGINT).
@@ -66,12 +79,23 @@ public final class PersistenceController: Sendable {
         }
     }
 
+    /// Runs the block on a new background context that saves as this controller's author (the
+    /// container's own `performBackgroundTask`, whose contexts have no author).
+    public func performBackgroundTask<T, E: Error>(
+        _ block: @escaping (NSManagedObjectContext) throws(E) -> T
+    ) async throws(E) -> T {
+        let context = container.newBackgroundContext()
+        context.transactionAuthor = author
+        return try await context.perform(schedule: .enqueued) { () throws(E) -> T in try block(context) }
+    }
+
     /// A private-queue context for one piece of work. Its merge policy makes a save whose
     /// ids are already in the store (another context inserted them first) update those
     /// rows instead of failing on the uniqueness constraints.
     public func newTaskContext() -> NSManagedObjectContext {
         let context = container.newBackgroundContext()
         context.mergePolicy = NSMergeByPropertyObjectTrumpMergePolicy
+        context.transactionAuthor = author
         return context
     }
 }

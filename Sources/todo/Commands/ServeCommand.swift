@@ -24,7 +24,7 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await Session.run(root) { session in
+        try await Session.run(root, author: "web") { session in
             let server = TodoServer(services: session.services, host: "127.0.0.1", port: port)
             try await server.run { url in
                 Printer.line("Serving the to-do list at \(url) (Ctrl-C stops).")

@@ -27,6 +27,10 @@ final class BinaryStore: InMemoryStore, @unchecked Sendable {
         self.loadMetadata(metadata)
         var loaded = State()
         loaded.lastKeys = file.lastKeys
+        let numbers = file.historyNumbers + [0, 0, 0]
+        loaded.history = InMemoryHistory(
+            plist: file.history, last: (numbers[0], numbers[1], numbers[2]), entities: model.entitiesByName,
+            objectID: objectID(entity:primaryKey:))
         let entities = model.entitiesByName
         for row in file.rows {
             guard let name = row["entity"] as? String, let entity = entities[name],
@@ -37,7 +41,9 @@ final class BinaryStore: InMemoryStore, @unchecked Sendable {
             let layout = entity.layout
             var values = ValueRow(shape: layout.valueShape)
             for index in layout.persistentIndexes {
-                values[index] = decode(stored[layout.properties[index].name], index: index, layout: layout, entities: entities)
+                values[index] = PropertyListValues.decode(
+                    stored[layout.properties[index].name], index: index, layout: layout, entities: entities,
+                    objectID: objectID(entity:primaryKey:))
             }
             loaded.rows[id] = Snapshot(objectID: id, version: version, values: values)
         }
@@ -52,7 +58,7 @@ final class BinaryStore: InMemoryStore, @unchecked Sendable {
             let layout = row.objectID.entity.layout
             var values: [String: Any] = [:]
             for index in layout.persistentIndexes {
-                if let value = try encode(row.values[index], index: index, layout: layout) {
+                if let value = try PropertyListValues.encode(row.values[index], index: index, layout: layout) {
                     values[layout.properties[index].name] = value
                 }
             }
@@ -61,10 +67,17 @@ final class BinaryStore: InMemoryStore, @unchecked Sendable {
                 "version": NSNumber(value: row.version), "values": values,
             ]
         }
-        let file: [String: Any] = [
+        var file: [String: Any] = [
             Self.formatKey: Self.formatVersion, "uuid": identifier ?? "", "metadata": stored,
             "lastKeys": state.lastKeys.mapValues { NSNumber(value: $0) }, "rows": rows,
         ]
+        if tracksHistory || state.history.lastTransaction > 0 {
+            let history = state.history
+            file["history"] = try history.plist()
+            file["historyNumbers"] = [history.lastTransaction, history.lastChange, history.deletedThrough].map {
+                NSNumber(value: $0)
+            }
+        }
         let data = try PropertyListSerialization.data(fromPropertyList: file, format: .binary, options: 0)
         do {
             try data.write(to: url, options: .atomic)
@@ -83,6 +96,10 @@ final class BinaryStore: InMemoryStore, @unchecked Sendable {
         var metadata: [String: Any]
         var lastKeys: [String: Int64]
         var rows: [[String: Any]]
+        /// Persistent history (`InMemoryHistory.plist()`), and its last transaction, change and
+        /// deleted transaction numbers.
+        var history: [[String: Any]]
+        var historyNumbers: [Int64]
     }
 
     private static func damaged(_ url: URL) -> NSError {
@@ -107,7 +124,8 @@ final class BinaryStore: InMemoryStore, @unchecked Sendable {
         let lastKeys = ((plist["lastKeys"] as? [String: Any]) ?? [:]).compactMapValues { ($0 as? NSNumber)?.int64Value }
         return File(
             uuid: uuid, metadata: (plist["metadata"] as? [String: Any]) ?? [:], lastKeys: lastKeys,
-            rows: (plist["rows"] as? [[String: Any]]) ?? [])
+            rows: (plist["rows"] as? [[String: Any]]) ?? [], history: (plist["history"] as? [[String: Any]]) ?? [],
+            historyNumbers: ((plist["historyNumbers"] as? [Any]) ?? []).compactMap { ($0 as? NSNumber)?.int64Value })
     }
 
     static func readMetadata(at url: URL) throws -> [String: Any] {
@@ -129,65 +147,5 @@ final class BinaryStore: InMemoryStore, @unchecked Sendable {
         stored[NSStoreTypeKey] = NSBinaryStoreType
         plist["metadata"] = stored
         try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0).write(to: url, options: .atomic)
-    }
-
-    // MARK: Values as property-list objects
-
-    /// Throws when a transformable value cannot be transformed (the save then fails).
-    private func encode(_ value: Any?, index: Int, layout: EntityLayout) throws -> Any? {
-        guard let value else { return nil }
-        switch layout.kinds[index] {
-        case .toOne:
-            return (value as? NSManagedObjectID).map(reference)
-        case .toMany:
-            return (value as? [NSManagedObjectID])?.map(reference)
-        default:
-            guard let attribute = layout.properties[index] as? NSAttributeDescription else { return nil }
-            // Before the cases by value type: a transformable string or data is transformed too.
-            if attribute.attributeType == .transformableAttributeType {
-                return try TransformableValue.forward(value, attribute: attribute)
-            }
-            switch value {
-            case let decimal as Decimal: return NSDecimalNumber(decimal: decimal).stringValue
-            case let uuid as UUID: return uuid.uuidString
-            case let url as URL: return url.absoluteString
-            case let bool as Bool: return bool
-            case let date as Date: return date
-            case let text as String: return text
-            case let data as Data: return data
-            default:
-                if let number = NumberValue.double(value), attribute.attributeType.isNumeric, !attribute.attributeType.isInteger {
-                    return NSNumber(value: number)
-                }
-                return NumberValue.int64(value).map { NSNumber(value: $0) }
-            }
-        }
-    }
-
-    private func reference(_ id: NSManagedObjectID) -> [Any] {
-        [id.entity.name ?? "", NSNumber(value: id.primaryKey)]
-    }
-
-    private func decode(_ stored: Any?, index: Int, layout: EntityLayout, entities: [String: NSEntityDescription]) -> Any? {
-        func id(_ reference: Any) -> NSManagedObjectID? {
-            guard let pair = reference as? [Any], pair.count == 2, let name = pair[0] as? String, let entity = entities[name],
-                let key = (pair[1] as? NSNumber)?.int64Value
-            else { return nil }
-            return objectID(entity: entity, primaryKey: key)
-        }
-        switch layout.kinds[index] {
-        case .toOne: return stored.flatMap(id)
-        case .toMany: return ((stored as? [Any]) ?? []).compactMap(id)
-        default:
-            guard let stored, let attribute = layout.properties[index] as? NSAttributeDescription else { return nil }
-            switch attribute.attributeType {
-            case .decimalAttributeType: return (stored as? String).flatMap { Decimal(string: $0) }
-            case .UUIDAttributeType: return (stored as? String).flatMap { UUID(uuidString: $0) }
-            case .URIAttributeType: return (stored as? String).flatMap { URL(string: $0) }
-            case .transformableAttributeType:
-                return (stored as? Data).flatMap { TransformableValue.reverse($0, attribute: attribute) }
-            default: return ManagedValueCoercion.attributeValue(stored, type: attribute.attributeType) ?? stored
-            }
-        }
     }
 }

@@ -10,6 +10,8 @@ class InMemoryStore: NSPersistentStore, @unchecked Sendable {
         var rows: [NSManagedObjectID: Snapshot] = [:]
         /// The last key handed out, by root entity name.
         var lastKeys: [String: Int64] = [:]
+        /// Persistent history, when the store tracks it.
+        var history = InMemoryHistory()
     }
 
     let state = Protected(State())
@@ -123,6 +125,13 @@ class InMemoryStore: NSPersistentStore, @unchecked Sendable {
             }
             for change in request.deletes { working.rows[change.objectID] = nil }
             DerivedAttributeValues.apply(to: &working.rows, request: request, result: &result)
+            if tracksHistory {
+                working.history.record(
+                    InMemoryHistory.changes(
+                        of: request, result: result, before: state.rows, recordsValues: recordsHistoryValues,
+                        resolve: { idMap[$0] ?? $0 }),
+                    author: request.historyAuthor)
+            }
             try persist(working)
             state = working
             return result

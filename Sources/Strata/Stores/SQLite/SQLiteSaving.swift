@@ -62,6 +62,7 @@ extension SQLiteStore {
     /// The save's transaction; `files` writes large binary values before it commits.
     private func sqliteSave(_ request: StoreSaveRequest, files: SQLiteExternalStorage) throws -> StoreSaveResult {
         let (database, mapping) = try openDatabase()
+        let history = self.history
         let metadataData = metadataNeedsSaving ? try Self.plistData(metadata ?? [:]) : nil
         let url = self.url ?? URL(fileURLWithPath: "/")
         return try StoreFile.translatingSQLiteErrors(url) {
@@ -84,6 +85,9 @@ extension SQLiteStore {
                     return idMap?[id] ?? id
                 }
 
+                // History needs deleted rows' preserved values (and, when it records values,
+                // updated rows' old values) before they change.
+                let before = try history.map { try rowsBeforeSave(request, history: $0, db: db, mapping: mapping) }
                 // Deletes first, so that a row replacing a deleted one with the same unique
                 // values (an overwrite merge) does not trip the unique index.
                 var conflicts: [VersionConflict] = []
@@ -129,6 +133,13 @@ extension SQLiteStore {
                 try links.write(to: db)
                 if let metadataData { try writeMetadata(metadataData, in: db) }
                 try refreshDerivedValues(&result, db: db, mapping: mapping)
+                if let history, let before {
+                    let changes = HistoryChanges.of(
+                        request, inserted: result.inserted, tombstones: { before.tombstones[$0.objectID] },
+                        values: history.recordsValues
+                            ? { HistoryChanges.values(of: $0, before: before.previous[$0.objectID], resolve: resolve) } : nil)
+                    try history.record(changes, author: request.historyAuthor, db: db, mapping: mapping)
+                }
                 return result
             }
         }

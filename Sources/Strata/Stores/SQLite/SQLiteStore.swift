@@ -11,6 +11,10 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
 
     private(set) var database: (any DatabaseWriter)?
     private(set) var mapping: SQLiteStoreMapping?
+    /// The recorder of persistent history, when the store tracks it.
+    private(set) var history: SQLiteHistory?
+    /// Posts `.NSPersistentStoreRemoteChange`, when the store was added with the option.
+    private var remoteChanges: SQLiteRemoteChangeWatcher?
 
     override func open(model: NSManagedObjectModel) throws {
         guard let url else { throw CoreDataError.make(NSPersistentStoreOpenError, "The SQLite store needs a URL.") }
@@ -38,13 +42,39 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
             try? database.close()
             throw error
         }
+        if tracksHistory {
+            let history = SQLiteHistory(mapping: mapping, recordsValues: recordsHistoryValues)
+            if !isReadOnly {
+                do {
+                    try database.writeWithoutTransaction { db in
+                        try db.inTransaction {
+                            try history.createSchema(in: db)
+                            return .commit
+                        }
+                        try history.installBatchTriggers(in: db, mapping: mapping)
+                    }
+                } catch {
+                    try? database.close()
+                    throw error
+                }
+            }
+            self.history = history
+        }
         self.database = database
         self.mapping = mapping
     }
 
     override func close() {
+        remoteChanges?.stop()
+        remoteChanges = nil
         try? database?.close()
         database = nil
+    }
+
+    override func didAdd(to coordinator: NSPersistentStoreCoordinator) {
+        // A store in memory has no other connection to notice.
+        guard Self.flag(options?[NSPersistentStoreRemoteChangeNotificationPostOptionKey]), !isInMemory, let url else { return }
+        remoteChanges = try? SQLiteRemoteChangeWatcher(store: self, coordinator: coordinator, url: url)
     }
 
     override func fetchSnapshots(_ plan: FetchPlan) throws -> [Snapshot] { try sqliteFetchSnapshots(plan) }

@@ -1,0 +1,132 @@
+import Foundation
+
+/// What a change of persistent history did to its object.
+@objc public enum NSPersistentHistoryChangeType: Int, Sendable {
+    case insert = 0
+    case update = 1
+    case delete = 2
+}
+
+/// One object's change within a transaction of persistent history: inserted, updated (with
+/// the properties the save wrote) or deleted (with the values of the attributes the model
+/// keeps after deletion, its tombstone).
+///
+/// ```swift
+/// for change in transaction.changes ?? [] where change.changeType == .delete {
+///     print(change.tombstone?["title"] ?? "?")
+/// }
+/// ```
+open class NSPersistentHistoryChange: NSObject, NSCopying, PredicateKeyValueReading, @unchecked Sendable {
+    /// The change's number in its store.
+    open private(set) var changeID: Int64
+    /// The ID of the object changed (of a deleted object, the ID it had).
+    open private(set) var changedObjectID: NSManagedObjectID
+    /// Whether the object was inserted, updated or deleted.
+    open private(set) var changeType: NSPersistentHistoryChangeType
+    /// A deleted object's values of the attributes marked `preservesValueInHistoryOnDeletion`,
+    /// by name; `nil` for inserts and updates.
+    open private(set) var tombstone: [AnyHashable: Any]?
+    /// The properties an update wrote; `nil` for inserts and deletes.
+    open private(set) var updatedProperties: Set<NSPropertyDescription>?
+    /// Beyond Apple (`StrataPersistentHistoryValuesKey`): the values an update wrote, by
+    /// property name (relationships as object IDs, to-many ones as arrays of IDs); `nil` when
+    /// the store does not record values, and for inserts and deletes.
+    open private(set) var updatedValues: [String: Any]?
+    /// Beyond Apple: the values the updated properties had before the update, as
+    /// `updatedValues` gives the new ones.
+    open private(set) var previousValues: [String: Any]?
+
+    /// The transaction while it is alive (a change never keeps its transaction alive, the
+    /// transaction keeps its changes), made again from the transaction's record otherwise.
+    private weak var owner: NSPersistentHistoryTransaction?
+    private let header: HistoryTransactionHeader
+
+    /// The transaction the change belongs to.
+    open var transaction: NSPersistentHistoryTransaction? {
+        owner ?? NSPersistentHistoryTransaction(record: header.record, storeID: header.storeID)
+    }
+
+    init(
+        record: HistoryChangeRecord, objectID: NSManagedObjectID, transaction: NSPersistentHistoryTransaction?,
+        header: HistoryTransactionHeader, values: HistoryChangeValues?
+    ) {
+        changeID = record.id
+        changedObjectID = objectID
+        changeType = record.type
+        tombstone = record.type == .delete ? record.tombstone ?? [:] : nil
+        if record.type == .update, let indexes = record.updatedIndexes {
+            let properties = objectID.entity.layout.properties
+            updatedProperties = Set(indexes.compactMap { $0 < properties.count ? properties[$0] : nil })
+        }
+        updatedValues = values?.updated
+        previousValues = values?.previous
+        owner = transaction
+        self.header = header
+        super.init()
+    }
+
+    public func copy(with zone: NSZone? = nil) -> Any { self }
+
+    open override var description: String {
+        let kind = ["insert", "update", "delete"][changeType.rawValue]
+        return "<NSPersistentHistoryChange \(changeID) \(kind) \(changedObjectID)>"
+    }
+
+    func predicateValue(forKey key: String) -> Any? {
+        switch key {
+        case "changeID": changeID
+        case "changeType": Int64(changeType.rawValue)
+        case "changedObjectID": changedObjectID
+        // The entity compares by name: `changedEntity == %@` takes an entity description or its name.
+        case "changedEntity": changedObjectID.entity.name
+        case "transaction": transaction
+        case "tombstone": tombstone
+        case "updatedProperties": updatedProperties.map { Set($0.map(\.name)) }
+        default: nil
+        }
+    }
+
+    // MARK: The entity fetch requests name
+
+    /// The description of changes, for `fetchHistory(withFetch:)` requests.
+    open class var entityDescription: NSEntityDescription? { HistoryEntities.change }
+
+    /// The description of changes in a context's coordinator (the same for every one).
+    open class func entityDescription(with context: NSManagedObjectContext) -> NSEntityDescription? {
+        HistoryEntities.change
+    }
+
+    /// A fetch request of changes: its predicate filters by `changeType`, `changedEntity`,
+    /// `changedObjectID`, `changeID` or the transaction's keys (`transaction.author`).
+    ///
+    /// ```swift
+    /// let fetch = NSPersistentHistoryChange.fetchRequest!
+    /// fetch.predicate = NSPredicate(format: "changedEntity == %@", "Todo")
+    /// ```
+    open class var fetchRequest: NSFetchRequest<NSFetchRequestResult>? {
+        let request = NSFetchRequest<NSFetchRequestResult>()
+        request.entity = HistoryEntities.change
+        return request
+    }
+}
+
+/// A transaction's fields, shared by its changes, to make the transaction again when only a
+/// change was kept. Its record's change list is left out: a transaction made again from it has
+/// no changes.
+final class HistoryTransactionHeader: @unchecked Sendable {
+    let record: HistoryTransactionRecord
+    let storeID: String
+
+    init(record: HistoryTransactionRecord, storeID: String) {
+        var fields = record
+        fields.changes = []
+        self.record = fields
+        self.storeID = storeID
+    }
+}
+
+/// The values an update change carries when the store records them (beyond Apple).
+struct HistoryChangeValues {
+    var previous: [String: Any]
+    var updated: [String: Any]
+}

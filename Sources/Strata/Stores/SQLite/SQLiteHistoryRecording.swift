@@ -1,0 +1,161 @@
+import Foundation
+internal import GRDB
+
+/// Recording what saves and batch requests change, in their own transactions.
+///
+/// A save knows its changes (the context's inserts, updates with the properties written,
+/// deletes): they are recorded from its request, with the values deleted rows preserve read
+/// just before they go. A batch request changes rows in SQL (cascades included), so the rows
+/// it touches are caught by temporary triggers on the store's writing connection, armed only
+/// while a batch runs; with history off there are no triggers and saves pay nothing.
+extension SQLiteHistory {
+    /// The temporary table the batch triggers note rows in (a trigger's statements may not
+    /// name its schema).
+    private static let rowsTable = "STRATA_HISTORY_ROWS"
+
+    /// Per table: the columns whose old values a batch delete keeps (the union over the
+    /// table's entities of their preserved attributes), in the order of the `V<n>` columns.
+    func tombstoneColumns(of table: String, mapping: SQLiteStoreMapping) -> [String] {
+        var names = Set<String>()
+        for entity in mapping.schema.orderedEntities {
+            guard let entityMapping = mapping.mapping(for: entity), entityMapping.table == table else { continue }
+            for preserved in layouts[ObjectIdentifier(entity)]?.tombstones ?? [] {
+                if let column = entityMapping.columns.first(where: { $0.index == preserved.index }) { names.insert(column.name) }
+            }
+        }
+        return names.sorted()
+    }
+
+    /// Creates, on the writing connection, the table batch rows are noted in and the triggers
+    /// that note them while `armed`.
+    func installBatchTriggers(in db: Database, mapping: SQLiteStoreMapping) throws {
+        let armed = self.armed
+        db.add(function: DatabaseFunction("strata_history_armed", argumentCount: 0, pure: false) { _ in armed.withLock { $0 } })
+        let tables = Array(Set(mapping.schema.orderedEntities.compactMap { mapping.mapping(for: $0)?.table })).sorted()
+        let width = tables.map { tombstoneColumns(of: $0, mapping: mapping).count }.max() ?? 0
+        let values = (0..<width).map { ", V\($0)" }.joined()
+        try db.execute(sql: "CREATE TEMP TABLE IF NOT EXISTS \(Self.rowsTable) (KIND INTEGER, ENT INTEGER, PK INTEGER\(values))")
+        for table in tables {
+            let columns = tombstoneColumns(of: table, mapping: mapping)
+            let names = columns.indices.map { ", V\($0)" }.joined()
+            let old = columns.map { ", OLD.\($0)" }.joined()
+            let prefix = "CREATE TEMP TRIGGER IF NOT EXISTS STRATA_HISTORY_\(table)"
+            let when = "ON main.\(table) FOR EACH ROW WHEN strata_history_armed() BEGIN INSERT INTO \(Self.rowsTable)"
+            try db.execute(sql: "\(prefix)_INSERT AFTER INSERT \(when) (KIND, ENT, PK) VALUES (0, NEW.Z_ENT, NEW.Z_PK); END")
+            try db.execute(sql: "\(prefix)_UPDATE AFTER UPDATE \(when) (KIND, ENT, PK) VALUES (1, NEW.Z_ENT, NEW.Z_PK); END")
+            try db.execute(
+                sql: "\(prefix)_DELETE BEFORE DELETE \(when) (KIND, ENT, PK\(names)) VALUES (2, OLD.Z_ENT, OLD.Z_PK\(old)); END")
+        }
+    }
+
+    /// The changes the batch triggers noted, in the order they happened: each object once
+    /// (an insert or a delete wins over updates of the same row), updates with `updated`'s
+    /// positions for their entity.
+    func notedBatchChanges(
+        in db: Database, mapping: SQLiteStoreMapping, updated: (NSEntityDescription) -> [Int]?
+    ) throws -> [HistoryChangeRecord] {
+        var changes: [HistoryChangeRecord] = []
+        var positions: [ObjectKey: Int] = [:]
+        let rows = try Row.fetchCursor(db, sql: "SELECT * FROM \(Self.rowsTable) ORDER BY rowid")
+        var tableColumns: [String: [String]] = [:]
+        while let row = try rows.next() {
+            let kind: Int = row[0]
+            guard let type = NSPersistentHistoryChangeType(rawValue: kind), let number: Int = row[1],
+                let entityMapping = mapping.mapping(number: number)
+            else { continue }
+            let entity = entityMapping.entity
+            var change = HistoryChangeRecord(id: 0, type: type, entity: entity, primaryKey: row[2])
+            if type == .update { change.updatedIndexes = updated(entity) ?? [] }
+            if type == .delete {
+                let columns =
+                    tableColumns[entityMapping.table]
+                    ?? {
+                        let made = tombstoneColumns(of: entityMapping.table, mapping: mapping)
+                        tableColumns[entityMapping.table] = made
+                        return made
+                    }()
+                var tombstone: [String: Any] = [:]
+                for preserved in layouts[ObjectIdentifier(entity)]?.tombstones ?? [] {
+                    guard let name = entityMapping.columns.first(where: { $0.index == preserved.index })?.name,
+                        let position = columns.firstIndex(of: name)
+                    else { continue }
+                    let value = row[3 + position] as DatabaseValue
+                    if let decoded = SQLiteValueCodec.decode(value, attribute: preserved.attribute, externalData: { _ in nil }) {
+                        tombstone[preserved.attribute.name] = decoded
+                    }
+                }
+                change.tombstone = tombstone
+            }
+            let key = ObjectKey(entity: entityMapping.rootNumber, primaryKey: change.primaryKey)
+            if let position = positions[key] {
+                // Inserted then updated stays an insert; anything then deleted becomes the delete.
+                if type == .delete { changes[position] = change }
+                continue
+            }
+            positions[key] = changes.count
+            changes.append(change)
+        }
+        try db.execute(sql: "DELETE FROM \(Self.rowsTable)")
+        return changes
+    }
+
+    /// A row of a table, whichever entity of the hierarchy it is.
+    private struct ObjectKey: Hashable {
+        var entity: Int
+        var primaryKey: Int64
+    }
+}
+
+extension SQLiteStore {
+    /// Runs a batch request's writes (inside its transaction) and records the rows they
+    /// changed as one transaction of history; `updated` gives an update's written positions.
+    func recordingBatchHistory<Result>(
+        _ db: Database, mapping: SQLiteStoreMapping, author: HistoryAuthor,
+        updated: @escaping (NSEntityDescription) -> [Int]? = { _ in nil }, _ body: () throws -> Result
+    ) throws -> Result {
+        guard let history else { return try body() }
+        history.armed.withLock { $0 = true }
+        let result: Result
+        do {
+            defer { history.armed.withLock { $0 = false } }
+            result = try body()
+        }
+        let changes = try history.notedBatchChanges(in: db, mapping: mapping, updated: updated)
+        try history.record(changes, author: author, db: db, mapping: mapping)
+        return result
+    }
+
+    /// What a save's history needs from rows before the save changes them: the preserved
+    /// values of deleted rows, and (when values are recorded) the old values of updated ones.
+    func rowsBeforeSave(
+        _ request: StoreSaveRequest, history: SQLiteHistory, db: Database, mapping: SQLiteStoreMapping
+    ) throws -> (tombstones: ObjectIDDictionary<[String: Any]>, previous: ObjectIDDictionary<Snapshot>) {
+        var tombstones = ObjectIDDictionary<[String: Any]>()
+        var previous = ObjectIDDictionary<Snapshot>()
+        for change in request.deletes {
+            guard let preserved = history.layouts[ObjectIdentifier(change.objectID.entity)]?.tombstones, !preserved.isEmpty,
+                let row = try storedRow(change.objectID, db: db, mapping: mapping)
+            else { continue }
+            var values: [String: Any] = [:]
+            for (index, attribute) in preserved where index < row.values.count {
+                if let value = row.values[index] { values[attribute.name] = value }
+            }
+            tombstones[change.objectID] = values
+        }
+        if history.recordsValues {
+            for change in request.updates {
+                if let row = try storedRow(change.objectID, db: db, mapping: mapping) { previous[change.objectID] = row }
+            }
+        }
+        return (tombstones, previous)
+    }
+
+    private func storedRow(_ id: NSManagedObjectID, db: Database, mapping: SQLiteStoreMapping) throws -> Snapshot? {
+        guard let entity = mapping.mapping(for: id.entity), let columns = mapping.selectColumns[entity.table] else { return nil }
+        let row = try Row.fetchOne(
+            db, sql: "SELECT \(columns.joined(separator: ", ")) FROM \(entity.table) WHERE Z_PK = ?", arguments: [id.primaryKey])
+        // To-many relationships are not in the row: an update's old to-many values are not
+        // recorded (DEVIATIONS.md).
+        return row.map { decode($0, mapping: mapping, expected: entity) }
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import GRDB
+import Testing
+
+@testable import Strata
+
+extension HistoryTests {
+    /// `.NSPersistentStoreRemoteChange` for changes made by another coordinator or another
+    /// process, and history and data agreeing after a writing process is killed mid-save.
+    @Suite struct RemoteChangeTests {
+        private let scratch = Scratch()
+
+        /// The built `strata-history-writer`, beside the test runner.
+        static let writer: URL? = {
+            let candidates = [Bundle.main.executableURL, CommandLine.arguments.first.map { URL(fileURLWithPath: $0) }]
+            for directory in candidates.compactMap({ $0?.resolvingSymlinksInPath().deletingLastPathComponent() }) {
+                for folder in [
+                    directory, directory.deletingLastPathComponent(),
+                    directory.deletingLastPathComponent().deletingLastPathComponent(),
+                ] {
+                    let url = folder.appendingPathComponent("strata-history-writer")
+                    if FileManager.default.isExecutableFile(atPath: url.path) { return url }
+                }
+            }
+            return nil
+        }()
+
+        /// Collects the remote change notifications posted for one coordinator.
+        final class Observer: @unchecked Sendable {
+            private let lock = NSLock()
+            private var received: [Notification] = []
+            private var token: (any NSObjectProtocol)?
+
+            init(_ coordinator: NSPersistentStoreCoordinator) {
+                token = NotificationCenter.default.addObserver(
+                    forName: .NSPersistentStoreRemoteChange, object: coordinator, queue: nil
+                ) { [weak self] notification in
+                    self?.lock.withLock { self?.received.append(notification) }
+                }
+            }
+
+            deinit { token.map(NotificationCenter.default.removeObserver) }
+
+            var notifications: [Notification] { lock.withLock { received } }
+
+            /// Waits up to `seconds` for a notification; returns the first.
+            func wait(seconds: Double) -> Notification? {
+                let deadline = Date().addingTimeInterval(seconds)
+                while Date() < deadline {
+                    if let first = notifications.first { return first }
+                    Thread.sleep(forTimeInterval: 0.02)
+                }
+                return notifications.first
+            }
+        }
+
+        @Test func anotherCoordinatorsSaveIsPostedWithinASecondAndOwnSavesAreNot() throws {
+            let url = scratch.file("shared.sqlite")
+            let watched = try Stack(at: url, remote: true)
+            let observer = Observer(watched.coordinator)
+            try HistoryTests.insertItem("mine", in: watched.context())
+            Thread.sleep(forTimeInterval: 0.6)
+            #expect(observer.notifications.isEmpty)
+
+            let other = try Stack(at: url)
+            let started = Date()
+            try HistoryTests.insertItem("theirs", in: other.context(author: "other"))
+            let notification = try #require(observer.wait(seconds: 2))
+            #expect(Date().timeIntervalSince(started) < 1)
+            #expect(notification.object as? NSPersistentStoreCoordinator === watched.coordinator)
+            #expect(notification.userInfo?[NSStoreUUIDKey] as? String == watched.store.identifier)
+            #expect((notification.userInfo?[NSPersistentStoreURLKey] as? URL)?.path == url.path)
+            let token = try #require(notification.userInfo?[NSPersistentHistoryTokenKey] as? NSPersistentHistoryToken)
+            #expect(token == other.coordinator.currentPersistentHistoryToken(fromStores: nil))
+            // The token reads as the history of the change.
+            let firstToken = try watched.transactions().first?.token
+            #expect(try watched.transactions(after: firstToken).map(\.author) == ["other"])
+        }
+
+        @Test func anotherProcesssSaveIsPosted() throws {
+            let executable = try #require(Self.writer, "the built strata-history-writer was not found")
+            let url = scratch.file("processes.sqlite")
+            let watched = try Stack(at: url, remote: true)
+            let observer = Observer(watched.coordinator)
+            let process = Process()
+            process.executableURL = executable
+            process.arguments = [url.path, "1"]
+            let started = Date()
+            try process.run()
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+            let notification = try #require(observer.wait(seconds: 2))
+            #expect(Date().timeIntervalSince(started) < 3)
+            #expect(notification.userInfo?[NSPersistentHistoryTokenKey] is NSPersistentHistoryToken)
+            let transactions = try watched.transactions()
+            #expect(transactions.map(\.author) == ["writer"])
+            #expect(transactions.first?.processID == "strata-history-writer")
+        }
+
+        /// A process killed at a random moment of its saves leaves every transaction of history
+        /// with exactly the rows its changes name, and no row without its transaction.
+        @Test func historyAndDataAgreeAfterAProcessIsKilledMidSave() throws {
+            let executable = try #require(Self.writer, "the built strata-history-writer was not found")
+            for round in 0..<6 {
+                let url = scratch.file("killed-\(round).sqlite")
+                // The store exists before the writer starts, so that the kill lands in saves.
+                try Stack(at: url).close()
+                let process = Process()
+                process.executableURL = executable
+                process.arguments = [url.path, "loop"]
+                process.standardOutput = FileHandle.nullDevice
+                try process.run()
+                Thread.sleep(forTimeInterval: 0.3 + Double.random(in: 0..<0.5))
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+
+                let stack = try Stack(at: url)
+                let inserted = try stack.transactions().flatMap { $0.changes ?? [] }.map(\.changedObjectID)
+                let context = stack.context()
+                let rows = try context.performAndWait {
+                    try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "HistItem")).map(\.objectID)
+                }
+                #expect(!rows.isEmpty, "round \(round): the writer saved nothing before it was killed")
+                #expect(Set(inserted) == Set(rows), "round \(round)")
+                #expect(inserted.count == rows.count && rows.count % 20 == 0, "round \(round)")
+                try stack.close()
+            }
+        }
+    }
+}
