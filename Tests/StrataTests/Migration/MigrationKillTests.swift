@@ -127,6 +127,7 @@ import Testing
                 }
                 try MigrationFixtures.close(coordinator)
                 #expect(count == Self.notes)
+                #expect(Self.externalFiles(of: store) == Self.notes / 100, "kill \(index): files copied for the new store stayed")
                 outcomes.original += 1
             } else {
                 try Self.checkMigrated(store, v2)
@@ -257,6 +258,14 @@ import Testing
             #expect(attachments == Self.notes / 100)
         }
         #expect(!FileManager.default.fileExists(atPath: ExplicitStoreMigration.stagingFolder(of: store).path))
+        // One file per attachment: the original's, which the migrated rows no longer name, are gone.
+        #expect(externalFiles(of: store) == Self.notes / 100)
+    }
+
+    /// How many files the store's external data folder holds.
+    static func externalFiles(of store: URL) -> Int {
+        let folder = SQLiteExternalStorage.supportFolder(of: store).appendingPathComponent("_EXTERNAL_DATA")
+        return (try? FileManager.default.contentsOfDirectory(atPath: folder.path))?.count ?? 0
     }
 }
 
@@ -284,5 +293,13 @@ import Testing
         try ExplicitStoreMigration.migrateInPlace(
             store, sourceModel: v1, destinationModel: v2, mapping: ExplicitMigrationTests.mapping(), options: nil)
         #expect(!FileManager.default.fileExists(atPath: ExplicitStoreMigration.stagingFolder(of: store).path))
+        // One file per attachment: the original's, which the migrated rows no longer name, are gone.
+        #expect(externalFiles(of: store) == Self.notes / 100)
+    }
+
+    /// How many files the store's external data folder holds.
+    static func externalFiles(of store: URL) -> Int {
+        let folder = SQLiteExternalStorage.supportFolder(of: store).appendingPathComponent("_EXTERNAL_DATA")
+        return (try? FileManager.default.contentsOfDirectory(atPath: folder.path))?.count ?? 0
     }
 }
