@@ -86,7 +86,35 @@ import Testing
         return false
     }
 
-    @Test func killedMigrationLeavesTheOriginalOrTheMigratedStore() throws {
+    /// Waits for the child to start migrating and to finish; whether it started, and how long
+    /// the migration took.
+    static func runToTheEnd(_ child: Process, _ marker: URL) -> (Bool, TimeInterval) {
+        let started = waitFor(marker, child)
+        let start = Date()
+        child.waitUntilExit()
+        return (started, Date().timeIntervalSince(start))
+    }
+
+    /// Waits for the child to start migrating, kills it `seconds` later and waits for it to
+    /// end; whether it started.
+    static func kill(_ child: Process, _ marker: URL, after seconds: TimeInterval) -> Bool {
+        let started = waitFor(marker, child)
+        usleep(UInt32(seconds * 1_000_000))
+        Glibc.kill(child.processIdentifier, SIGKILL)
+        child.waitUntilExit()
+        return started
+    }
+
+    /// Runs the timing-critical, blocking part of a kill on a thread of its own: the test then
+    /// holds none of the few threads of Swift's cooperative pool while it waits (other tests'
+    /// async work runs there), and the kill lands when it should however busy that pool is.
+    static func onOwnThread<Value: Sendable>(_ work: @escaping @Sendable () -> Value) async -> Value {
+        await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: work()) }.start()
+        }
+    }
+
+    @Test func killedMigrationLeavesTheOriginalOrTheMigratedStore() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-kill-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -99,10 +127,8 @@ import Testing
         // One run to the end: how long the migration takes in the child.
         try Self.copyStore(template, to: store)
         let (first, firstMarker) = try Self.startChild(store: store, bundle: bundle)
-        #expect(Self.waitFor(firstMarker, first))
-        let started = Date()
-        first.waitUntilExit()
-        let duration = Date().timeIntervalSince(started)
+        let (started, duration) = await Self.onOwnThread { Self.runToTheEnd(first, firstMarker) }
+        #expect(started)
         #expect(first.terminationStatus == 0)
         try Self.checkMigrated(store, v2)
 
@@ -111,12 +137,9 @@ import Testing
         for index in 0..<kills {
             try Self.copyStore(template, to: store)
             let (child, marker) = try Self.startChild(store: store, bundle: bundle)
-            #expect(Self.waitFor(marker, child))
             // Kill points spread over the whole migration, the last ones near or after its end.
             let fraction = 1.2 * (Double(index) + Double.random(in: 0..<1)) / Double(kills)
-            usleep(UInt32(duration * fraction * 1_000_000))
-            kill(child.processIdentifier, SIGKILL)
-            child.waitUntilExit()
+            #expect(await Self.onOwnThread { Self.kill(child, marker, after: duration * fraction) })
             let bytes = try Data(contentsOf: store)
             let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: store)
             if MigrationSourceModels.matches(v1, metadata[NSStoreModelVersionHashesKey] as? [String: Any] ?? [:]) {
@@ -164,7 +187,7 @@ import Testing
     static let items = 40_000
 
     /// The same for automatic lightweight migration, which runs in one SQLite transaction.
-    @Test func killedLightweightMigrationLeavesTheOriginalOrTheMigratedStore() throws {
+    @Test func killedLightweightMigrationLeavesTheOriginalOrTheMigratedStore() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-kill-\(UUID().uuidString)")
         let bundle = folder.appendingPathComponent("Model.xcdatamodeld")
         for (name, entities) in ["V1": Self.lightweightV1, "V2": Self.lightweightV2] {
@@ -192,10 +215,8 @@ import Testing
 
         try Self.copyStore(template, to: store)
         let (first, firstMarker) = try Self.startChild(store: store, bundle: bundle, mode: "lightweight")
-        #expect(Self.waitFor(firstMarker, first))
-        let started = Date()
-        first.waitUntilExit()
-        let duration = Date().timeIntervalSince(started)
+        let (started, duration) = await Self.onOwnThread { Self.runToTheEnd(first, firstMarker) }
+        #expect(started)
         #expect(first.terminationStatus == 0)
 
         var outcomes = (original: 0, migrated: 0)
@@ -203,11 +224,8 @@ import Testing
         for index in 0..<kills {
             try Self.copyStore(template, to: store)
             let (child, marker) = try Self.startChild(store: store, bundle: bundle, mode: "lightweight")
-            #expect(Self.waitFor(marker, child))
             let fraction = 1.2 * (Double(index) + Double.random(in: 0..<1)) / Double(kills)
-            usleep(UInt32(duration * fraction * 1_000_000))
-            kill(child.processIdentifier, SIGKILL)
-            child.waitUntilExit()
+            #expect(await Self.onOwnThread { Self.kill(child, marker, after: duration * fraction) })
             // WAL mode: an interrupted transaction never reaches the main file.
             let bytes = try Data(contentsOf: store)
             let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: store)

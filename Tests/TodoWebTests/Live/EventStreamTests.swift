@@ -87,9 +87,10 @@ struct EventStreamTests {
         #expect(server.liveUpdates.subscriberCount == 0)
     }
 
-    /// Polls `condition` for up to ten seconds.
+    /// Polls `condition` for up to a minute (a bound for "never", generous because this task
+    /// may wait long for a thread in a full test run on two cores).
     static func waitUntil(_ condition: () -> Bool) async throws -> Bool {
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(60)
         while !condition() {
             guard Date() < deadline else { return false }
             try await Task.sleep(for: .milliseconds(20))

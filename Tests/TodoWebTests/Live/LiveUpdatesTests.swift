@@ -166,12 +166,13 @@ final class Received: Sendable {
 
     var events: [ServerSentEvent] { state.withLock { $0.events } }
 
-    /// Waits until `condition` holds for the events received; fails after ten seconds.
+    /// Waits until `condition` holds for the events received; fails after a minute (a bound
+    /// for "never": in a full test run on two cores this task may wait long for a thread).
     @discardableResult
     func wait(
         _ what: String, sourceLocation: SourceLocation = #_sourceLocation, _ condition: ([ServerSentEvent]) -> Bool
     ) async throws -> [ServerSentEvent] {
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(60)
         while true {
             let events = self.events
             if condition(events) { return events }
@@ -183,7 +184,7 @@ final class Received: Sendable {
         }
     }
 
-    /// The first `count` change events, decoded; fails if fewer come within ten seconds.
+    /// The first `count` change events, decoded; fails if fewer come within a minute.
     func changes(_ count: Int, sourceLocation: SourceLocation = #_sourceLocation) async throws -> [LiveEvent] {
         let events = try await wait("\(count) changes", sourceLocation: sourceLocation) {
             $0.filter { $0.name == "change" }.count >= count
@@ -193,9 +194,9 @@ final class Received: Sendable {
         }
     }
 
-    /// Waits until the stream ends; false if it is still open after ten seconds.
+    /// Waits until the stream ends; false if it is still open after a minute.
     func waitForEnd() async throws -> Bool {
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(60)
         while !state.withLock({ $0.ended }) {
             guard Date() < deadline else { return false }
             try await Task.sleep(for: .milliseconds(20))
