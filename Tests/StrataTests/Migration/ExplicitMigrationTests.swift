@@ -177,6 +177,34 @@ import Testing
         #expect(NSEntityMigrationPolicy.policyClass(named: "NoSuchPolicyAnywhere") == nil)
     }
 
+    /// A disk that fills up while the new store is written (SQLite's `max_page_count` on the
+    /// new file, so that SQLite answers as on a full disk), in place: the original stays byte
+    /// for byte with its external file, nothing is left beside it, and it opens as before.
+    @Test func aFullDiskDuringExplicitMigrationInPlaceChangesNothing() throws {
+        let fixture = try Self.fixture()
+        defer { try? FileManager.default.removeItem(at: fixture.folder) }
+        let before = MigrationFixtures.bytes(of: fixture.sourceURL)
+        let externalFolder = SQLiteExternalStorage.supportFolder(of: fixture.sourceURL).appendingPathComponent("_EXTERNAL_DATA")
+        let files = try FileManager.default.contentsOfDirectory(atPath: externalFolder.path)
+        #expect(files.count == 1)
+        #expect(throws: NSError.self) {
+            try ExplicitStoreMigration.migrateInPlace(
+                fixture.sourceURL, sourceModel: fixture.source, destinationModel: fixture.destination, mapping: Self.mapping(),
+                options: [NSSQLitePragmasOption: ["max_page_count": 12]])
+        }
+        #expect(MigrationFixtures.bytes(of: fixture.sourceURL)[""] == before[""])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: externalFolder.path) == files)
+        #expect(!FileManager.default.fileExists(atPath: ExplicitStoreMigration.stagingFolder(of: fixture.sourceURL).path))
+        let (coordinator, context) = try MigrationFixtures.open(fixture.source, fixture.sourceURL, options: nil)
+        defer { try? MigrationFixtures.close(coordinator) }
+        try context.performAndWait {
+            let notes = try MigrationFixtures.fetch("Note", in: context, sortedBy: "title")
+            #expect(notes.count == 3)
+            let plan = notes.first { $0.value(forKey: "title") as? String == "plan" }
+            #expect((plan?.value(forKey: "attachment") as? Data)?.count == 200_000)
+        }
+    }
+
     /// A policy that throws, a value the destination refuses, a missing policy class and a
     /// cancellation: each fails with its error, the source file unchanged and the
     /// destination removed.

@@ -104,6 +104,36 @@ import Testing
         #expect(MigrationFixtures.bytes(of: url) == before)
     }
 
+    /// A disk that fills up in the middle of the migration (SQLite's `max_page_count` at the
+    /// file's size, so that it cannot grow by a page: SQLite answers as on a full disk):
+    /// 134110 with SQLite's error underneath, the file unchanged and still openable.
+    @Test func aFullDiskDuringLightweightMigrationChangesNothing() throws {
+        let v2 = Self.v1.replacingOccurrences(
+            of: "</entity>",
+            with: #"<attribute name="x" optional="YES" attributeType="String"/></entity>"#
+                + #"<entity name="Folder"><attribute name="name" optional="YES" attributeType="String"/></entity>"#)
+        let bundle = try MigrationFixtures.bundle(["V1": Self.v1, "V2": v2], current: "V2")
+        defer { try? FileManager.default.removeItem(at: bundle.deletingLastPathComponent()) }
+        let url = try Self.store(bundle)
+        let before = MigrationFixtures.bytes(of: url)
+        var options = MigrationFixtures.migrate
+        // SQLite never lowers the limit below the file's size: 1 means "no more pages".
+        options[NSSQLitePragmasOption] = ["max_page_count": 1]
+        let error = #expect(throws: NSError.self) {
+            _ = try MigrationFixtures.open(try MigrationFixtures.model(bundle, "V2"), url, options: options)
+        }
+        #expect(error?.code == NSMigrationError)
+        let underlying = error?.userInfo[NSUnderlyingErrorKey] as? NSError
+        #expect(underlying?.localizedDescription.contains("full") == true, "\(String(describing: underlying))")
+        #expect(MigrationFixtures.bytes(of: url) == before, "the failed migration changed the file")
+        // The same store migrates once the disk has room again.
+        let (coordinator, context) = try MigrationFixtures.open(try MigrationFixtures.model(bundle, "V2"), url)
+        defer { try? MigrationFixtures.close(coordinator) }
+        try context.performAndWait {
+            #expect(try MigrationFixtures.fetch("Note", in: context, sortedBy: "title").count == 2)
+        }
+    }
+
     @Test func withoutTheMigrationOptionTheStoreIsRefusedAsBefore() throws {
         let v2 = Self.v1.replacingOccurrences(
             of: "</entity>", with: #"<attribute name="x" optional="YES" attributeType="String"/></entity>"#)
