@@ -94,6 +94,9 @@ let package = Package(
         .library(name: "Strata", targets: ["Strata"]),
         .plugin(name: "StrataModelPlugin", targets: ["StrataModelPlugin"]),
         .executable(name: "strata-codegen", targets: ["strata-codegen"]),
+        // The `strata` command-line tool (its target is StrataTool: a module named `strata`
+        // would differ from `Strata` only in case).
+        .executable(name: "strata", targets: ["StrataTool"]),
     ] + coreDataProducts,
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
@@ -130,6 +133,15 @@ let package = Package(
             ]
         ),
         .target(name: "StrataCodegen", dependencies: ["Strata"]),
+        // `strata model|store|port`: models and stores from the command line.
+        .executableTarget(
+            name: "StrataTool",
+            dependencies: ["Strata", "StrataCodegen", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        .testTarget(name: "StrataToolTests", dependencies: ["Strata", "StrataTool"]),
+        // The wire format of the sync protocol, shared by the sync server and the client.
+        .target(name: "StrataSyncProtocol"),
+        .testTarget(name: "StrataSyncProtocolTests", dependencies: ["StrataSyncProtocol"]),
         .executableTarget(name: "strata-codegen", dependencies: ["Strata", "StrataCodegen"]),
         .plugin(
             name: "StrataModelPlugin",
