@@ -8,7 +8,11 @@ import PackageDescription
 #if canImport(Darwin)
     let coreDataProducts: [Product] = []
     let coreDataTargets: [Target] = []
+    let toolTestDependencies: [Target.Dependency] = []
 #else
+    // `strata port`'s tests compile the hand-fixed fixture (Tests/StrataToolTests/PortFixed*)
+    // against `import CoreData`, which exists on Linux only.
+    let toolTestDependencies: [Target.Dependency] = ["CoreData"]
     let coreDataProducts: [Product] = [.library(name: "CoreData", targets: ["CoreData"])]
     let coreDataTargets: [Target] = [
         .target(name: "CoreData", dependencies: ["Strata"]),
@@ -136,9 +140,20 @@ let package = Package(
         // `strata model|store|port`: models and stores from the command line.
         .executableTarget(
             name: "StrataTool",
-            dependencies: ["Strata", "StrataCodegen", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: [
+                "Strata", "StrataCodegen", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                // `strata port` reads Swift sources with the real parser, not patterns.
+                .product(name: "SwiftParser", package: "swift-syntax"),
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+            ]
         ),
-        .testTarget(name: "StrataToolTests", dependencies: ["Strata", "StrataTool"]),
+        .testTarget(
+            name: "StrataToolTests",
+            // strata-codegen: `model generate` is compared with the plugin's generator.
+            dependencies: ["Strata", "StrataTool", "strata-codegen"] + toolTestDependencies,
+            // Model files and Apple-style sources the tests run the tool on, not test code.
+            exclude: ["Fixtures"]
+        ),
         // The wire format of the sync protocol, shared by the sync server and the client.
         .target(name: "StrataSyncProtocol"),
         .testTarget(name: "StrataSyncProtocolTests", dependencies: ["StrataSyncProtocol"]),
