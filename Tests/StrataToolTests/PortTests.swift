@@ -42,9 +42,9 @@ struct PortTests {
                 "19:5 nsmanaged -> @Managed",
                 "20:5 nsmanaged -> @Managed",
                 "28:5 objc -> (removed)",
-                "29:5 nsmanaged -> \(Self.accessor("addToTags(_ value: PortTag)", "add(value)"))",
+                "29:5 nsmanaged -> func addToTags(…) { mutableSetValue(forKey: \"tags\").add(value) }",
                 "31:5 objc -> (removed)",
-                "32:5 nsmanaged -> \(Self.accessor("addToTags(_ values: NSSet)", "addObjects(from: values.allObjects)"))",
+                "32:5 nsmanaged -> func addToTags(…) { mutableSetValue(forKey: \"tags\").addObjects(from: values.allObjects) }",
                 "40:22 keypath -> \"title\"",
                 "41:27 selector -> Selector(\"localizedStandardCompare:\")",
                 "46:44 fetch-request-cast -> PortNote.fetchRequest()",
@@ -55,11 +55,6 @@ struct PortTests {
             ], "\(spots.joined(separator: "\n"))")
         #expect(json["remaining"] as? Int == spots.count)
         #expect(try String(contentsOfFile: path, encoding: .utf8) == before, "without --fix the file is not touched")
-    }
-
-    /// The text `--fix` gives an `@NSManaged` to-many accessor, as the fixture indents it.
-    static func accessor(_ signature: String, _ call: String) -> String {
-        "public func \(signature) {\n        mutableSetValue(forKey: \"tags\").\(call)\n    }"
     }
 
     @Test("--fix rewrites the mechanical spots and gives exactly the hand-fixed file, which compiles against CoreData")

@@ -32,7 +32,9 @@ enum DiagramSVG {
         let total = boxes.values.reduce((width: 0.0, height: 0.0)) { size, box in
             (max(size.width, box.x + box.width), max(size.height, box.y + box.height))
         }
-        let width = total.width + margin
+        // A loop (a relationship to the same entity) and its name reach past the box's right side.
+        let loopLabels = graph.links.filter { $0.from == $0.to }.map { Double($0.label.count) * 6.5 + 60 }
+        let width = total.width + max(margin, loopLabels.max() ?? 0)
         let height = total.height + margin
         var body: [String] = []
         var labels: [String] = []

@@ -58,7 +58,9 @@ struct ModelValidateCommand: ParsableCommand {
             for path in models {
                 do {
                     let source = try ModelSource.read(path, version: version)
-                    problems += ModelLint(source: source, cloudKit: cloudkit).problems()
+                    // In file order, as a compiler reports; problems of one line keep their order.
+                    let found = ModelLint(source: source, cloudKit: cloudkit).problems().enumerated()
+                    problems += found.sorted { ($0.element.line ?? 0, $0.offset) < ($1.element.line ?? 0, $1.offset) }.map(\.element)
                 } catch let failure as ModelReadFailure {
                     problems.append(
                         ModelProblem(

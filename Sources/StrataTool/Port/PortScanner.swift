@@ -46,9 +46,13 @@ final class PortScanner: SyntaxVisitor {
         super.init(viewMode: .sourceAccurate)
     }
 
-    private func report(_ node: some SyntaxProtocol, _ rule: PortFinding.Rule, _ message: String, edit: SourceEdit? = nil) {
+    /// Records a spot; `display` is the replacement as people read it, when the edit's own text
+    /// (a whole rewritten declaration, say) would say less.
+    private func report(
+        _ node: some SyntaxProtocol, _ rule: PortFinding.Rule, _ message: String, edit: SourceEdit? = nil, display: String? = nil
+    ) {
         let location = node.startLocation(converter: converter)
-        let replacement = edit.map { edit in edit.replacement.isEmpty ? "(removed)" : edit.replacement }
+        let replacement = edit.map { edit in display ?? (edit.replacement.isEmpty ? "(removed)" : edit.replacement) }
         findings.append(
             PortFinding(
                 file: file, line: location.line, column: location.column, rule: rule, message: message, replacement: replacement,
@@ -61,14 +65,15 @@ final class PortScanner: SyntaxVisitor {
         switch node.attributeName.trimmedDescription {
         case "NSManaged":
             if let function = node.parent?.parent?.as(FunctionDeclSyntax.self) {
+                let fix = ToManyAccessorBody.edit(for: function, removing: node, in: bytes, relationships: relationships)
                 report(
                     node, .nsManaged,
                     "@NSManaged methods need the Objective-C runtime; the accessor gets the body Strata's plugin generates",
-                    edit: ToManyAccessorBody.edit(for: function, removing: node, in: bytes, relationships: relationships))
+                    edit: fix?.edit, display: fix.map { "func \(function.name.text)(…) { \($0.body.joined(separator: "; ")) }" })
             } else {
                 report(
                     node, .nsManaged, "@NSManaged needs the Objective-C runtime; Strata's @Managed declares the same property",
-                    edit: .replacing(node.attributeName, with: "Managed"))
+                    edit: .replacing(node.attributeName, with: "Managed"), display: "@Managed")
             }
         case "objc":
             let isClass = node.parent?.parent?.is(ClassDeclSyntax.self) ?? false

@@ -6,11 +6,11 @@ import SwiftSyntax
 /// (`StrataCodegen.ToManyAccessorWriter`): every change goes through
 /// `mutableSetValue(forKey:)` or `mutableOrderedSetValue(forKey:)`.
 enum ToManyAccessorBody {
-    /// The edit that removes `@NSManaged` from an accessor and gives it its body; nil when the
-    /// method is not one of Xcode's accessors.
+    /// The edit that removes `@NSManaged` from an accessor and gives it its body, and the body's
+    /// lines; nil when the method is not one of Xcode's accessors.
     static func edit(
         for function: FunctionDeclSyntax, removing attribute: AttributeSyntax, in bytes: [UInt8], relationships: [String: Bool]
-    ) -> SourceEdit? {
+    ) -> (edit: SourceEdit, body: [String])? {
         guard function.body == nil, let lines = body(of: function, relationships: relationships) else { return nil }
         let start = function.positionAfterSkippingLeadingTrivia.utf8Offset
         let end = function.endPositionBeforeTrailingTrivia.utf8Offset
@@ -23,7 +23,7 @@ enum ToManyAccessorBody {
         removal.end -= start
         let declaration = SourceEdit.apply([removal], to: String(decoding: bytes[start..<end], as: UTF8.self)).text
         let body = lines.map { indent + "    " + $0 }.joined(separator: "\n")
-        return SourceEdit(start: start, end: end, replacement: declaration + " {\n" + body + "\n" + indent + "}")
+        return (SourceEdit(start: start, end: end, replacement: declaration + " {\n" + body + "\n" + indent + "}"), lines)
     }
 
     /// The body's lines, from the method's name and parameters.
