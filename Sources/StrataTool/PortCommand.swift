@@ -80,7 +80,8 @@ struct PortCommand: AsyncParsableCommand {
             } else {
                 for finding in findings { print(finding.text) }
                 let fixable = findings.filter { !$0.fixed && $0.replacement != nil }.count
-                var summary = "\(files.count) file\(files.count == 1 ? "" : "s"), \(findings.count) spot\(findings.count == 1 ? "" : "s")"
+                var summary =
+                    "\(files.count) file\(files.count == 1 ? "" : "s"), \(findings.count) spot\(findings.count == 1 ? "" : "s")"
                 if fix { summary += ", \(fixed) fixed" } else if fixable > 0 { summary += ", \(fixable) fixable with --fix" }
                 summary += ", \(report.remaining - (fix ? 0 : fixable)) to change by hand"
                 ModelSupportOutput.printToStandardError(summary)

@@ -7,7 +7,9 @@ import Testing
 /// only read: the tool reads stores from copies, and these tests check no file there changes.
 @Suite("strata model on the corpus")
 struct ModelCorpusTests {
-    @Test("describe, validate and diagram succeed on every corpus model and name every entity", arguments: ModelTestFiles.corpusModels)
+    @Test(
+        "describe, validate and diagram succeed on every corpus model and name every entity",
+        arguments: ModelTestFiles.corpusModels)
     func model(path: String) throws {
         let entities = try ModelTestFiles.entityNames(path)
         let describe = try StrataProgram.run(["model", "describe", "--json", path])
@@ -29,7 +31,9 @@ struct ModelCorpusTests {
         }
     }
 
-    @Test("every corpus store's cached model is described and drawn, and the store is left as it was", arguments: ModelTestFiles.corpusStores)
+    @Test(
+        "every corpus store's cached model is described and drawn, and the store is left as it was",
+        arguments: ModelTestFiles.corpusStores)
     func store(path: String) throws {
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
         let before = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()

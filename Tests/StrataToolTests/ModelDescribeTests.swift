@@ -17,12 +17,18 @@ struct ModelDescribeTests {
         #expect(text.contains("byTitle  (title)"))
         #expect(text.contains("(authorId)"))
         #expect(text.contains("configuration Cloud: Author, Book"))
-        #expect(text.range(of: #"chapters +-> Chapter +to-many ordered +optional +inverse book +delete Cascade +min 1 max -"#, options: .regularExpression) != nil)
+        #expect(
+            text.range(
+                of: #"chapters +-> Chapter +to-many ordered +optional +inverse book +delete Cascade +min 1 max -"#,
+                options: .regularExpression) != nil)
         #expect(text.range(of: #"portrait +Binary +optional +external storage"#, options: .regularExpression) != nil)
         #expect(text.range(of: #"pageCount +Integer 16 +optional +transient"#, options: .regularExpression) != nil)
         #expect(text.range(of: #"name +String +required +default "Anonymous""#, options: .regularExpression) != nil)
-        #expect(text.range(of: #"recentBooks +-> Book +where author == \$FETCH_SOURCE AND year > 2000"#, options: .regularExpression) != nil)
-        #expect(text.range(of: #"shelf +-> Shelf +to-one +required +no inverse +delete Nullify"#, options: .regularExpression) != nil)
+        #expect(
+            text.range(of: #"recentBooks +-> Book +where author == \$FETCH_SOURCE AND year > 2000"#, options: .regularExpression)
+                != nil)
+        #expect(
+            text.range(of: #"shelf +-> Shelf +to-one +required +no inverse +delete Nullify"#, options: .regularExpression) != nil)
     }
 
     @Test("JSON holds the version hashes Strata computes, in base64")
@@ -58,6 +64,32 @@ struct ModelDescribeTests {
         #expect(json["version"] as? String == "Library")
         #expect((json["entities"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["Author", "Book"])
         #expect(json["versionIdentifiers"] as? [String] == ["1.0"])
+    }
+
+    @Test("a compiled .momd (the plugin's) describes as its source bundle, its versions included")
+    func compiledModel() throws {
+        let folder = try ModelTestFiles.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let source = ModelTestFiles.model("Library.xcdatamodeld")
+        let momd = folder.appendingPathComponent("Library.momd")
+        let codegen = try #require(ModelGenerateTests.codegen)
+        let process = try Process.run(codegen, arguments: ["compile-model", source, "--output", momd.path])
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        for version in [nil, "Library"] as [String?] {
+            let options: [String] = version.map { ["--version", $0] } ?? []
+            let compiled = try StrataProgram.run(["model", "describe", "--json", momd.path] + options)
+            let original = try StrataProgram.run(["model", "describe", "--json", source] + options)
+            #expect(compiled.status == 0, "\(compiled.error)")
+            let compiledJSON = try ModelTestFiles.json(compiled.output)
+            let originalJSON = try ModelTestFiles.json(original.output)
+            #expect(compiledJSON["kind"] as? String == "momd")
+            #expect(compiledJSON["versions"] as? [String] == ["Library", "Library 2"])
+            #expect(
+                (compiledJSON["entities"] as? [[String: Any]])?.compactMap { $0["versionHash"] as? String }
+                    == (originalJSON["entities"] as? [[String: Any]])?.compactMap { $0["versionHash"] as? String })
+            #expect(compiledJSON["versionChecksum"] as? String == originalJSON["versionChecksum"] as? String)
+        }
     }
 
     @Test("a store's cached model is described from a copy: the store is left byte for byte as it was")
@@ -105,7 +137,9 @@ struct ModelDescribeTests {
         #expect(broken.status == 1)
         #expect(broken.error.contains("is not a valid model"))
 
-        let version = try StrataProgram.run(["model", "describe", "--version", "Nope", ModelTestFiles.model("Library.xcdatamodeld")])
+        let version = try StrataProgram.run([
+            "model", "describe", "--version", "Nope", ModelTestFiles.model("Library.xcdatamodeld"),
+        ])
         #expect(version.status == 1)
         #expect(version.error.contains("has no version \"Nope\" (versions: Library, Library 2)"))
 

@@ -44,7 +44,9 @@ struct ModelGenerateTests {
         let folder = try ModelTestFiles.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let model = ModelTestFiles.model("Library.xcdatamodeld")
-        let result = try StrataProgram.run(["model", "generate", model, "--output", folder.appendingPathComponent("Generated").path])
+        let result = try StrataProgram.run([
+            "model", "generate", model, "--output", folder.appendingPathComponent("Generated").path,
+        ])
         #expect(result.status == 0, "\(result.error)")
         let file = folder.appendingPathComponent("Generated/Library+CoreDataGenerated.swift")
         let written = try String(contentsOf: file, encoding: .utf8)

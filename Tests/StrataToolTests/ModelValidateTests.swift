@@ -12,8 +12,12 @@ struct ModelValidateTests {
         let lines = result.output.split(separator: "\n").map(String.init)
         // Lines 4 to 6 of the file: the default value, then the two missing destinations.
         #expect(lines.contains { $0.hasPrefix("\(contents):4: warning: entity Note, property count: the default value \"YES\"") })
-        #expect(lines.contains("\(contents):5: error: entity Note, property folder: the destination entity \"Folder\" is not in the model"))
-        #expect(lines.contains("\(contents):6: error: entity Note, property owner: the destination entity \"Person\" is not in the model"))
+        #expect(
+            lines.contains(
+                "\(contents):5: error: entity Note, property folder: the destination entity \"Folder\" is not in the model"))
+        #expect(
+            lines.contains(
+                "\(contents):6: error: entity Note, property owner: the destination entity \"Person\" is not in the model"))
         #expect(result.error.hasPrefix("2 errors, "))
     }
 
@@ -43,20 +47,22 @@ struct ModelValidateTests {
         #expect(result.status == 1)
         let json = try ModelTestFiles.json(result.output)
         let problems = try #require(json["problems"] as? [[String: Any]])
-        let found = Set(problems.compactMap { problem -> String? in
-            guard problem["severity"] as? String == "error" else { return nil }
-            return "\(problem["rule"] ?? ""):\(problem["entity"] ?? ""):\(problem["property"] ?? "-")"
-        })
+        let found = Set(
+            problems.compactMap { problem -> String? in
+                guard problem["severity"] as? String == "error" else { return nil }
+                return "\(problem["rule"] ?? ""):\(problem["entity"] ?? ""):\(problem["property"] ?? "-")"
+            })
         #expect(
             found == [
                 "cloudkit-unique:Author:-", "cloudkit-deny:Author:books", "cloudkit-inverse:Item:shelf",
                 "cloudkit-optional:Item:shelf", "cloudkit-configuration:Book:chapters",
             ])
         #expect(json["errors"] as? Int == 5)
-        let warnings = Set(problems.compactMap { problem -> String? in
-            guard problem["severity"] as? String == "warning" else { return nil }
-            return "\(problem["rule"] ?? ""):\(problem["entity"] ?? ""):\(problem["property"] ?? "-")"
-        })
+        let warnings = Set(
+            problems.compactMap { problem -> String? in
+                guard problem["severity"] as? String == "warning" else { return nil }
+                return "\(problem["rule"] ?? ""):\(problem["entity"] ?? ""):\(problem["property"] ?? "-")"
+            })
         #expect(
             warnings == [
                 "cloudkit-default:Author:authorId", "cloudkit-default:Item:title", "cloudkit-default:Shelf:label",

@@ -30,7 +30,9 @@ struct PortTests {
         #expect(result.status == 1)
         let json = try ModelTestFiles.json(result.output)
         let findings = try #require(json["findings"] as? [[String: Any]])
-        let spots = findings.map { "\($0["line"] ?? 0):\($0["column"] ?? 0) \($0["rule"] ?? "") -> \($0["replacement"] ?? "nil")" }
+        let spots = findings.map {
+            "\($0["line"] ?? 0):\($0["column"] ?? 0) \($0["rule"] ?? "") -> \($0["replacement"] ?? "nil")"
+        }
         #expect(
             spots == [
                 "6:1 objc -> (removed)",
@@ -79,7 +81,9 @@ struct PortTests {
         #expect(result.status == 1)
         let json = try ModelTestFiles.json(result.output)
         let findings = try #require(json["findings"] as? [[String: Any]])
-        let spots = findings.map { "\($0["line"] ?? 0) \($0["rule"] ?? "") \($0["fixed"] as? Bool == true ? "fixed" : "by hand")" }
+        let spots = findings.map {
+            "\($0["line"] ?? 0) \($0["rule"] ?? "") \($0["fixed"] as? Bool == true ? "fixed" : "by hand")"
+        }
         #expect(
             spots == [
                 "3 unavailable-framework by hand",
@@ -123,7 +127,8 @@ struct PortTests {
         let folder = try ModelTestFiles.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("Use.swift").path
-        try "func f(book: Book, c: Chapter, a: Author) {\n    book.chapters = [c]\n    a.books = []\n    a.name = [\"x\"].joined()\n}\n"
+        try
+            "func f(book: Book, c: Chapter, a: Author) {\n    book.chapters = [c]\n    a.books = []\n    a.name = [\"x\"].joined()\n}\n"
             .write(toFile: file, atomically: true, encoding: .utf8)
         let result = try StrataProgram.run([
             "port", "--fix", "--model", ModelTestFiles.model("Library.xcdatamodeld"), file,

@@ -123,7 +123,9 @@ extension NSManagedObjectModel {
     /// let check = try NSManagedObjectModel.check(contentsOf: url)
     /// for problem in check.problems { print(problem) }
     /// ```
-    public static func check(contentsOf url: URL) throws(ModelError) -> (
+    public static func check(
+        contentsOf url: URL
+    ) throws(ModelError) -> (
         model: NSManagedObjectModel, contents: URL, problems: [ModelError]
     ) {
         let model = NSManagedObjectModel()

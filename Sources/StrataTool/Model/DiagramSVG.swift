@@ -80,7 +80,9 @@ enum DiagramSVG {
         let sizes = graph.entities.map { entity -> (width: Double, height: Double) in
             let title = entity.name + (entity.isAbstract ? " (abstract)" : "")
             let longest = ([title.count] + entity.attributes.map { $0.name.count + 2 + $0.type.count }).max() ?? 0
-            return (Double(longest) * characterWidth + 2 * padding, headerHeight + Double(entity.attributes.count) * lineHeight + 8)
+            return (
+                Double(longest) * characterWidth + 2 * padding, headerHeight + Double(entity.attributes.count) * lineHeight + 8
+            )
         }
         let columns = max(1, Int(Double(graph.entities.count).squareRoot().rounded(.up)))
         let rows = (graph.entities.count + columns - 1) / columns
@@ -160,7 +162,9 @@ enum DiagramSVG {
 
     /// The crow's-foot marks where a line meets a box: a fork (to-many) or a bar (to-one),
     /// and a small circle further out when the relationship is optional.
-    private static func endMarks(at point: (x: Double, y: Double), from other: (x: Double, y: Double), end: ModelGraph.End)
+    private static func endMarks(
+        at point: (x: Double, y: Double), from other: (x: Double, y: Double), end: ModelGraph.End
+    )
         -> [String]
     {
         let dx = other.x - point.x
@@ -202,7 +206,9 @@ enum DiagramSVG {
 
     /// Where the line from `start` (the box's center unless given) toward `target` leaves
     /// the box.
-    private static func edgePoint(of box: Box, toward target: (x: Double, y: Double), from start: (x: Double, y: Double)? = nil)
+    private static func edgePoint(
+        of box: Box, toward target: (x: Double, y: Double), from start: (x: Double, y: Double)? = nil
+    )
         -> (x: Double, y: Double)
     {
         let origin = start ?? box.center

@@ -17,7 +17,9 @@ enum DiagramText {
             lines.append("    }")
         }
         for link in graph.links {
-            let left = link.backward.map { end in end.isToMany ? (end.isOptional ? "}o" : "}|") : (end.isOptional ? "|o" : "||") } ?? "}o"
+            let left =
+                link.backward.map { end in end.isToMany ? (end.isOptional ? "}o" : "}|") : (end.isOptional ? "|o" : "||") }
+                ?? "}o"
             let right = link.forward.isToMany ? (link.forward.isOptional ? "o{" : "|{") : (link.forward.isOptional ? "o|" : "||")
             lines.append("    \(mermaidName(link.from)) \(left)--\(right) \(mermaidName(link.to)) : \"\(link.label)\"")
         }
@@ -38,7 +40,9 @@ enum DiagramText {
             "    edge [fontname=\"Helvetica\", fontsize=10];",
         ]
         for entity in graph.entities {
-            var rows = ["<tr><td bgcolor=\"#dde6f3\"><b>\(html(entity.name))</b>\(entity.isAbstract ? " <i>(abstract)</i>" : "")</td></tr>"]
+            var rows = [
+                "<tr><td bgcolor=\"#dde6f3\"><b>\(html(entity.name))</b>\(entity.isAbstract ? " <i>(abstract)</i>" : "")</td></tr>"
+            ]
             rows += entity.attributes.map { "<tr><td align=\"left\">\(html($0.name)): \(html($0.type))</td></tr>" }
             lines.append(
                 "    \(dotQuoted(entity.name)) [label=<<table border=\"1\" cellborder=\"0\" cellspacing=\"0\" cellpadding=\"4\">"

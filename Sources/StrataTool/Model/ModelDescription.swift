@@ -115,7 +115,8 @@ extension ModelDescription {
         }
         entities = model.entities.sorted { ($0.name ?? "") < ($1.name ?? "") }.map(Entity.init)
         fetchRequestTemplates = model.fetchRequestTemplatesByName.sorted { $0.key < $1.key }.map { name, request in
-            FetchRequestTemplate(name: name, entity: request.entityName, predicate: request.predicateFormat ?? request.predicate?.description)
+            FetchRequestTemplate(
+                name: name, entity: request.entityName, predicate: request.predicateFormat ?? request.predicate?.description)
         }
     }
 }
@@ -135,7 +136,8 @@ extension ModelDescription.Entity {
         relationships = properties.compactMap { $0 as? NSRelationshipDescription }.map(ModelDescription.Relationship.init)
         fetchedProperties = properties.compactMap { $0 as? NSFetchedPropertyDescription }.map { property in
             ModelDescription.FetchedProperty(
-                name: property.name, entity: property.fetchRequest?.entityName, predicate: property.fetchRequest.flatMap { $0.predicateFormat ?? $0.predicate?.description })
+                name: property.name, entity: property.fetchRequest?.entityName,
+                predicate: property.fetchRequest.flatMap { $0.predicateFormat ?? $0.predicate?.description })
         }
         indexes = entity.indexes.map { index in
             ModelDescription.Index(

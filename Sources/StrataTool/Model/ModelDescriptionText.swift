@@ -64,7 +64,9 @@ enum ModelDescriptionText {
         if !entity.indexes.isEmpty {
             lines.append("  indexes")
             lines += table(
-                entity.indexes.map { [$0.name, "(\($0.elements.joined(separator: ", ")))", $0.partialPredicate.map { "where \($0)" } ?? ""] }
+                entity.indexes.map {
+                    [$0.name, "(\($0.elements.joined(separator: ", ")))", $0.partialPredicate.map { "where \($0)" } ?? ""]
+                }
             )
         }
         if !entity.uniquenessConstraints.isEmpty {

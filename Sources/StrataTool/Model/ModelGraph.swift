@@ -53,12 +53,16 @@ struct ModelGraph {
             let attributes = entity.declaredProperties.compactMap { $0 as? NSAttributeDescription }.sorted { $0.name < $1.name }
             return Entity(
                 name: entity.name ?? "", isAbstract: entity.isAbstract, parent: entity.superentity?.name,
-                attributes: attributes.map { ($0.name, ($0.attributeType.xcodeModelName ?? "Undefined") + ($0.isOptional ? "?" : "")) })
+                attributes: attributes.map {
+                    ($0.name, ($0.attributeType.xcodeModelName ?? "Undefined") + ($0.isOptional ? "?" : ""))
+                })
         }
         var links: [Link] = []
         var drawn = Set<String>()
         for entity in sorted {
-            let relationships = entity.declaredProperties.compactMap { $0 as? NSRelationshipDescription }.sorted { $0.name < $1.name }
+            let relationships = entity.declaredProperties.compactMap { $0 as? NSRelationshipDescription }.sorted {
+                $0.name < $1.name
+            }
             for relationship in relationships {
                 let from = entity.name ?? ""
                 let to = relationship.destinationName ?? "?"

@@ -39,7 +39,9 @@ struct ModelLint {
                 severity: error.severity == .error ? "error" : "warning", file: error.file?.path ?? file, line: error.line,
                 entity: error.entity, property: error.property, message: error.message, rule: "model")
         }
-        let entities = source.model.entities.sorted { ($0.modelFileLine ?? 0, $0.name ?? "") < ($1.modelFileLine ?? 0, $1.name ?? "") }
+        let entities = source.model.entities.sorted {
+            ($0.modelFileLine ?? 0, $0.name ?? "") < ($1.modelFileLine ?? 0, $1.name ?? "")
+        }
         for entity in entities {
             problems += lint(entity, file: file)
         }
@@ -100,10 +102,14 @@ struct ModelLint {
             }
             if attribute.attributeType == .undefinedAttributeType || attribute.attributeType == .objectIDAttributeType {
                 problems.append(
-                    problem("error", "cloudkit-type", "CloudKit does not support \(attribute.attributeType.xcodeModelName ?? "Undefined") attributes"))
+                    problem(
+                        "error", "cloudkit-type",
+                        "CloudKit does not support \(attribute.attributeType.xcodeModelName ?? "Undefined") attributes"))
             } else if !attribute.isOptional && attribute.defaultValue == nil && !(attribute is NSDerivedAttributeDescription) {
                 problems.append(
-                    problem("warning", "cloudkit-default", "a required attribute needs a default value for CloudKit (records arrive partially)"))
+                    problem(
+                        "warning", "cloudkit-default",
+                        "a required attribute needs a default value for CloudKit (records arrive partially)"))
             }
         }
         return problems

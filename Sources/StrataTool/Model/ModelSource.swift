@@ -68,7 +68,8 @@ struct ModelSource {
                 .filter { $0.hasSuffix(".mom") }.map { String($0.dropLast(".mom".count)) }.sorted()
             if let version {
                 guard versionNames.contains(version) else {
-                    throw ModelToolFailure("\(path) has no version \"\(version)\" (versions: \(versionNames.joined(separator: ", ")))")
+                    throw ModelToolFailure(
+                        "\(path) has no version \"\(version)\" (versions: \(versionNames.joined(separator: ", ")))")
                 }
                 versionName = version
                 file = url.appendingPathComponent(version + ".mom")
@@ -145,7 +146,8 @@ enum StoreFile {
             for suffix in ["", "-wal", "-shm"] {
                 let source = URL(fileURLWithPath: url.path + suffix)
                 if FileManager.default.fileExists(atPath: source.path) {
-                    try FileManager.default.copyItem(at: source, to: folder.appendingPathComponent(url.lastPathComponent + suffix))
+                    try FileManager.default.copyItem(
+                        at: source, to: folder.appendingPathComponent(url.lastPathComponent + suffix))
                 }
             }
         } catch {

@@ -60,7 +60,8 @@ struct ModelValidateCommand: ParsableCommand {
                     let source = try ModelSource.read(path, version: version)
                     // In file order, as a compiler reports; problems of one line keep their order.
                     let found = ModelLint(source: source, cloudKit: cloudkit).problems().enumerated()
-                    problems += found.sorted { ($0.element.line ?? 0, $0.offset) < ($1.element.line ?? 0, $1.offset) }.map(\.element)
+                    problems += found.sorted { ($0.element.line ?? 0, $0.offset) < ($1.element.line ?? 0, $1.offset) }.map(
+                        \.element)
                 } catch let failure as ModelReadFailure {
                     problems.append(
                         ModelProblem(

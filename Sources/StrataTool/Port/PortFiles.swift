@@ -70,7 +70,8 @@ struct PortFileFixer {
         }
         // What still has an edit after the rounds was not fixed (edits that kept overlapping);
         // a rule with none left had all its spots fixed.
-        let unfixedRules = Set(PortScanner.scan(text, file: path, relationships: relationships).filter { $0.edit != nil }.map(\.rule))
+        let unfixedRules = Set(
+            PortScanner.scan(text, file: path, relationships: relationships).filter { $0.edit != nil }.map(\.rule))
         let result = findings.map { finding in
             var finding = finding
             finding.fixed = finding.edit != nil && !unfixedRules.contains(finding.rule)

@@ -88,7 +88,8 @@ final class PortScanner: SyntaxVisitor {
         case "FetchRequest", "SectionedFetchRequest":
             report(
                 node, .unavailableAPI,
-                "SwiftUI's \(node.attributeName.trimmedDescription) is not on Linux; fetch with the context (or NSFetchedResultsController)")
+                "SwiftUI's \(node.attributeName.trimmedDescription) is not on Linux; fetch with the context (or NSFetchedResultsController)"
+            )
         default: break
         }
         return .visitChildren
@@ -258,7 +259,8 @@ final class PortScanner: SyntaxVisitor {
 
     override func visit(_ node: FunctionCallExprSyntax) -> SyntaxVisitorContinueKind {
         let labels = node.arguments.map { $0.label?.text ?? "_" }
-        let callee = node.calledExpression.as(MemberAccessExprSyntax.self)?.declName.baseName.text
+        let callee =
+            node.calledExpression.as(MemberAccessExprSyntax.self)?.declName.baseName.text
             ?? node.calledExpression.as(DeclReferenceExprSyntax.self)?.baseName.text ?? node.calledExpression.trimmedDescription
         let firstArgument = node.arguments.first?.expression
         switch callee {
@@ -276,7 +278,8 @@ final class PortScanner: SyntaxVisitor {
                 node, .keyValueObserving,
                 "key-value observing and its publishers are not on Linux; observe NSManagedObjectContextObjectsDidChange"
                     + " (or use NSFetchedResultsController)")
-        case "registerUndo" where labels == ["withTarget", "selector", "object"], "prepare" where labels == ["withInvocationTarget"]:
+        case "registerUndo" where labels == ["withTarget", "selector", "object"],
+            "prepare" where labels == ["withInvocationTarget"]:
             report(
                 node, .undoSelector,
                 "undo by Objective-C message is not offered on Linux; register a closure with registerUndo(withTarget:handler:)")
@@ -312,7 +315,8 @@ final class PortScanner: SyntaxVisitor {
     override func visit(_ node: ImportDeclSyntax) -> SyntaxVisitorContinueKind {
         let module = node.path.trimmedDescription
         let advice: [String: String] = [
-            "SwiftUI": "SwiftUI is not on Linux (nor @FetchRequest and \\.managedObjectContext); keep views out of the data layer",
+            "SwiftUI":
+                "SwiftUI is not on Linux (nor @FetchRequest and \\.managedObjectContext); keep views out of the data layer",
             "Combine": "Combine is not on Linux; Core Data's publishers are not offered, observe notifications instead",
             "CoreSpotlight": "Core Spotlight is not on Linux (nor NSCoreDataCoreSpotlightDelegate)",
             "UIKit": "UIKit is not on Linux; keep it out of the files Linux builds",

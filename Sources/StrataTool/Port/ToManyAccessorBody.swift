@@ -16,7 +16,8 @@ enum ToManyAccessorBody {
         let end = function.endPositionBeforeTrailingTrivia.utf8Offset
         var lineStart = start
         while lineStart > 0, bytes[lineStart - 1] != UInt8(ascii: "\n") { lineStart -= 1 }
-        let indent = String(decoding: bytes[lineStart..<start].prefix { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }, as: UTF8.self)
+        let indent = String(
+            decoding: bytes[lineStart..<start].prefix { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }, as: UTF8.self)
         // The declaration's own text without the attribute, then the body.
         var removal = SourceEdit.removing(attribute, in: bytes)
         removal.start -= start
@@ -30,12 +31,17 @@ enum ToManyAccessorBody {
     private static func body(of function: FunctionDeclSyntax, relationships: [String: Bool]) -> [String]? {
         let name = function.name.text
         let parameters = function.signature.parameterClause.parameters.map { parameter in
-            (label: parameter.firstName.text, name: (parameter.secondName ?? parameter.firstName).text, type: parameter.type.trimmedDescription)
+            (
+                label: parameter.firstName.text, name: (parameter.secondName ?? parameter.firstName).text,
+                type: parameter.type.trimmedDescription
+            )
         }
         guard let (prefix, key) = split(name) else { return nil }
         let literal = "\"\(key)\""
         let types = parameters.map(\.type)
-        let isOrdered = relationships[key] ?? false || types.contains("NSOrderedSet") || types.contains("NSIndexSet") || prefix != "addTo" && prefix != "removeFrom"
+        let isOrdered =
+            relationships[key] ?? false || types.contains("NSOrderedSet") || types.contains("NSIndexSet")
+            || prefix != "addTo" && prefix != "removeFrom"
         let set = isOrdered ? "mutableOrderedSetValue(forKey: \(literal))" : "mutableSetValue(forKey: \(literal))"
         let local = "let objects = \(set)"
         switch (prefix, parameters.count) {
@@ -59,7 +65,8 @@ enum ToManyAccessorBody {
             return ["\(set).insert(\(parameters[0].name), at: \(parameters[1].name))"]
         case ("insertInto", 2):
             return [
-                local, "for (value, index) in zip(\(parameters[0].name), \(parameters[1].name)) {", "    objects.insert(value, at: index)", "}",
+                local, "for (value, index) in zip(\(parameters[0].name), \(parameters[1].name)) {",
+                "    objects.insert(value, at: index)", "}",
             ]
         case ("replace", 2) where types[0] == "Int":
             return ["\(set).replaceObject(at: \(parameters[0].name), with: \(parameters[1].name))"]

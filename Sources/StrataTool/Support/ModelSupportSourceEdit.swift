@@ -27,7 +27,8 @@ struct SourceEdit: Equatable {
         while lineStart > 0, text[lineStart - 1] == UInt8(ascii: " ") || text[lineStart - 1] == UInt8(ascii: "\t") {
             lineStart -= 1
         }
-        let aloneOnLine = (lineStart == 0 || text[lineStart - 1] == UInt8(ascii: "\n")) && end < text.count && text[end] == UInt8(ascii: "\n")
+        let aloneOnLine =
+            (lineStart == 0 || text[lineStart - 1] == UInt8(ascii: "\n")) && end < text.count && text[end] == UInt8(ascii: "\n")
         if aloneOnLine {
             start = lineStart
             end += 1
