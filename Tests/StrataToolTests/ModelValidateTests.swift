@@ -8,7 +8,9 @@ struct ModelValidateTests {
         let path = ModelTestFiles.model("Broken.xcdatamodel")
         let result = try StrataProgram.run(["model", "validate", path])
         #expect(result.status == 1)
-        let contents = path + "/contents"
+        // The tool names files as they were given: relative to the current folder when below it.
+        let folder = FileManager.default.currentDirectoryPath + "/"
+        let contents = (path.hasPrefix(folder) ? String(path.dropFirst(folder.count)) : path) + "/contents"
         let lines = result.output.split(separator: "\n").map(String.init)
         // Lines 4 to 6 of the file: the default value, then the two missing destinations.
         #expect(lines.contains { $0.hasPrefix("\(contents):4: warning: entity Note, property count: the default value \"YES\"") })

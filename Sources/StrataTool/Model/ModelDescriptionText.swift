@@ -20,9 +20,8 @@ enum ModelDescriptionText {
         if let version = description.version { header += "  version \(version)" }
         lines.append(header)
         if let versions = description.versions { lines.append("versions: \(versions.joined(separator: ", "))") }
-        if !description.versionIdentifiers.isEmpty {
-            lines.append("version identifiers: \(description.versionIdentifiers.joined(separator: ", "))")
-        }
+        let identifiers = description.versionIdentifiers.filter { !$0.isEmpty }
+        if !identifiers.isEmpty { lines.append("version identifiers: \(identifiers.joined(separator: ", "))") }
         lines.append("version checksum: \(description.versionChecksum)")
         lines.append("entities: \(description.entities.count)")
         for configuration in description.configurations {

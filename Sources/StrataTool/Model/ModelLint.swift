@@ -33,10 +33,11 @@ struct ModelLint {
     let cloudKit: Bool
 
     func problems() -> [ModelProblem] {
-        let file = source.contents?.path ?? source.path
+        let file = source.contents.map(ModelSource.display) ?? source.path
         var problems = source.problems.map { error in
             ModelProblem(
-                severity: error.severity == .error ? "error" : "warning", file: error.file?.path ?? file, line: error.line,
+                severity: error.severity == .error ? "error" : "warning", file: error.file.map(ModelSource.display) ?? file,
+                line: error.line,
                 entity: error.entity, property: error.property, message: error.message, rule: "model")
         }
         let entities = source.model.entities.sorted {

@@ -108,7 +108,15 @@ struct ModelSource {
     /// `file:line: ` (or `file: `) of a problem, for messages.
     static func location(of error: ModelError) -> String {
         guard let file = error.file else { return "" }
-        return file.path + (error.line.map { ":\($0)" } ?? "") + ": "
+        return display(file) + (error.line.map { ":\($0)" } ?? "") + ": "
+    }
+
+    /// A file's path as the user would have typed it: relative to the current folder when it
+    /// lies below it (URLs made from relative paths print absolute), absolute otherwise.
+    static func display(_ url: URL) -> String {
+        let folder = FileManager.default.currentDirectoryPath
+        let path = url.standardizedFileURL.path
+        return path.hasPrefix(folder + "/") ? String(path.dropFirst(folder.count + 1)) : path
     }
 
     private static func kind(of url: URL, isDirectory: Bool) -> String {

@@ -65,7 +65,8 @@ struct ModelValidateCommand: ParsableCommand {
                 } catch let failure as ModelReadFailure {
                     problems.append(
                         ModelProblem(
-                            severity: "error", file: failure.error.file?.path ?? path, line: failure.error.line,
+                            severity: "error", file: failure.error.file.map(ModelSource.display) ?? path,
+                            line: failure.error.line,
                             entity: failure.error.entity, property: failure.error.property, message: failure.error.message,
                             rule: "model"))
                 }
