@@ -8,9 +8,9 @@ struct ModelCommand: AsyncParsableCommand {
         commandName: "model",
         abstract: "Describe, validate, draw or generate code from a Core Data model.",
         discussion: """
-            MODEL is an .xcdatamodeld bundle (its current version, or --version NAME), an
-            .xcdatamodel folder, a compiled .momd or .mom (Strata's or Xcode's), or a SQLite
-            store, whose own copy of its model (Z_MODELCACHE) is read from a copy of the store:
+            MODEL is an .xcdatamodeld bundle (its current version, or --version NAME), an \
+            .xcdatamodel folder, a compiled .momd or .mom (Strata's or Xcode's), or a SQLite \
+            store, whose own copy of its model (Z_MODELCACHE) is read from a copy of the store: \
             the store itself is never opened, so it is never changed.
 
             Examples:

@@ -9,24 +9,24 @@ struct PortCommand: AsyncParsableCommand {
         commandName: "port",
         abstract: "List (and with --fix rewrite) what Core Data code from Apple's systems needs changed for Linux.",
         discussion: """
-            Reads Swift files (folders recursively, skipping .build and hidden folders) with
-            Swift's own parser and lists every spot that does not compile, or compiles but
-            fails, on Linux: @NSManaged (-> @Managed), #keyPath (-> "key.path"), @objc and
-            @objc(Name), #selector (-> Selector("name:")), overrides declared in extensions
-            (awakeFromInsert, willSave, validateForInsert… must move into the class body),
-            `override init(entity:insertInto:)` (-> required), casts between NSFetchRequest
-            specialisations (`Todo.fetchRequest() as! NSFetchRequest<NSFetchRequestResult>` ->
-            `NSFetchRequest<NSFetchRequestResult>(entityName: "Todo")`, which assumes the entity
-            is named as its class), array literals where an NSSet or NSOrderedSet is expected
-            (-> NSSet(array: […])), NSExpression(forKeyPath: \\Todo.title), key-value
-            observing, undo by selector, and frameworks Linux lacks (SwiftUI, Combine…).
-            With --model, assignments of array literals to the model's to-many relationships
+            Reads Swift files (folders recursively, skipping .build and hidden folders) with \
+            Swift's own parser and lists every spot that does not compile, or compiles but \
+            fails, on Linux: @NSManaged (-> @Managed), #keyPath (-> "key.path"), @objc and \
+            @objc(Name), #selector (-> Selector("name:")), overrides declared in extensions \
+            (awakeFromInsert, willSave, validateForInsert… must move into the class body), \
+            `override init(entity:insertInto:)` (-> required), casts between NSFetchRequest \
+            specialisations (`Todo.fetchRequest() as! NSFetchRequest<NSFetchRequestResult>` -> \
+            `NSFetchRequest<NSFetchRequestResult>(entityName: "Todo")`, which assumes the entity \
+            is named as its class), array literals where an NSSet or NSOrderedSet is expected \
+            (-> NSSet(array: […])), NSExpression(forKeyPath: \\Todo.title), key-value \
+            observing, undo by selector, and frameworks Linux lacks (SwiftUI, Combine…). \
+            With --model, assignments of array literals to the model's to-many relationships \
             (`todo.tags = [home]`) are found too, and ordered ones become NSOrderedSet.
 
-            --fix rewrites the mechanical spots in place, changing nothing else in the file
+            --fix rewrites the mechanical spots in place, changing nothing else in the file \
             (formatting and comments are kept), and lists the spots left to change by hand.
 
-            Exit status: 0 when nothing is left to change; 1 when spots remain (without
+            Exit status: 0 when nothing is left to change; 1 when spots remain (without \
             --fix: any spot; with --fix: spots it cannot fix), so CI can run it as a check.
 
             Examples:

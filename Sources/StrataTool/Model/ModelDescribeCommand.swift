@@ -8,8 +8,8 @@ struct ModelDescribeCommand: ParsableCommand {
         commandName: "describe",
         abstract: "Show a model's entities, properties, indexes, constraints and version hashes.",
         discussion: """
-            Entities and properties are listed in name order; an entity shows only the
-            properties it declares (its parent's are listed under the parent). Version hashes
+            Entities and properties are listed in name order; an entity shows only the \
+            properties it declares (its parent's are listed under the parent). Version hashes \
             are base64, as a store's metadata holds them (NSStoreModelVersionHashes).
 
             Examples:

@@ -8,10 +8,10 @@ struct ModelDiagramCommand: ParsableCommand {
         commandName: "diagram",
         abstract: "Draw a model as a Mermaid, Graphviz DOT or SVG diagram.",
         discussion: """
-            mermaid: an erDiagram with crow's-foot cardinality (paste it into Markdown on
-            GitHub). dot: a Graphviz digraph (dot -Tpng model.dot). svg: a self-contained
-            picture the tool draws itself, no Graphviz needed. Relationships are paired with
-            their inverses (one line, "tags / todos"); inheritance is a dashed line to the
+            mermaid: an erDiagram with crow's-foot cardinality (paste it into Markdown on \
+            GitHub). dot: a Graphviz digraph (dot -Tpng model.dot). svg: a self-contained \
+            picture the tool draws itself, no Graphviz needed. Relationships are paired with \
+            their inverses (one line, "tags / todos"); inheritance is a dashed line to the \
             parent. The same model always gives the same text.
 
             Examples:

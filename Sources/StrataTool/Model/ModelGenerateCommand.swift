@@ -11,11 +11,11 @@ struct ModelGenerateCommand: ParsableCommand {
         commandName: "generate",
         abstract: "Write the entity classes the build plugin generates for a model.",
         discussion: """
-            Writes what StrataModelPlugin writes at build time for the model's entities whose
-            codegen is "Class Definition" or "Category/Extension": @Managed properties,
-            fetchRequest(), to-many accessors. Without --output the source goes to standard
-            output; with --output DIR it is written to DIR/<Model>+CoreDataGenerated.swift, the
-            plugin's file name. Use it to switch an entity to "Manual/None" and keep the code,
+            Writes what StrataModelPlugin writes at build time for the model's entities whose \
+            codegen is "Class Definition" or "Category/Extension": @Managed properties, \
+            fetchRequest(), to-many accessors. Without --output the source goes to standard \
+            output; with --output DIR it is written to DIR/<Model>+CoreDataGenerated.swift, the \
+            plugin's file name. Use it to switch an entity to "Manual/None" and keep the code, \
             or to read what the plugin generates.
 
             Examples:

@@ -8,16 +8,18 @@ struct ModelValidateCommand: ParsableCommand {
         commandName: "validate",
         abstract: "Report every problem of a model, with file and line; exit 1 when there are errors.",
         discussion: """
-            Reports what Strata's loader refuses (errors: Core Data would not load the model)
-            and what it loads with a warning (an inverse that does not point back, a default
-            value of the wrong type…), then Core Data's warnings worth knowing: a relationship
-            without an inverse (warning), a to-many relationship with a minimum count but no
-            maximum (note). With --cloudkit, the rules NSPersistentCloudKitContainer imposes
-            are errors: no uniqueness constraints, every relationship optional and with an
-            inverse, no Deny delete rule.
+            Reports what Strata's loader refuses (errors: Core Data would not load the model) \
+            and what it loads with a warning (an inverse that does not point back, a default \
+            value of the wrong type…), then Core Data's warnings worth knowing: a relationship \
+            without an inverse (warning), a to-many relationship with a minimum count but no \
+            maximum (note). With --cloudkit, the rules Apple documents for \
+            NSPersistentCloudKitContainer are errors (no uniqueness constraints, no Undefined or \
+            objectID attributes, every relationship optional and with an inverse, no Deny delete \
+            rule, no relationship between configurations), and two rules developers report are \
+            warnings (a required attribute without a default value, ordered relationships).
 
-            Output: one line per problem, `file:line: error|warning|note: message`, then a
-            summary line on standard error. Exit status: 0 when no model has an error (warnings
+            Output: one line per problem, `file:line: error|warning|note: message`, then a \
+            summary line on standard error. Exit status: 0 when no model has an error (warnings \
             and notes allowed), 1 otherwise.
 
             Examples:
@@ -33,7 +35,7 @@ struct ModelValidateCommand: ParsableCommand {
     @Option(help: "The version of an .xcdatamodeld or .momd to check (default: the current one).")
     var version: String?
 
-    @Flag(help: "Also check the rules CloudKit imposes on a model (as errors).")
+    @Flag(help: "Also check the rules CloudKit imposes on a model.")
     var cloudkit = false
 
     @Flag(help: "Print JSON for scripts.")
