@@ -56,10 +56,12 @@ struct PortCommand: AsyncParsableCommand {
         var remaining: Int
     }
 
+    /// Usage errors (status 64) before any file is read.
     func validate() throws {
         guard !paths.isEmpty else { throw ValidationError("name at least one Swift file or folder") }
     }
 
+    /// Scans every file, fixes when asked, prints the spots and exits 1 while some remain.
     func run() async throws {
         try ModelSupportOutput.run {
             let files = try PortFiles.swiftFiles(in: paths)

@@ -7,6 +7,7 @@ import SwiftSyntax
 /// modifier with the parser's help, so that names or comments containing "public" are left
 /// alone.
 enum AccessLevelRewriter {
+    /// The source with every `public` modifier removed, every other byte kept.
     static func internalDeclarations(in source: String) -> String {
         let tree = Parser.parse(source: source)
         let bytes = Array(source.utf8)
@@ -14,9 +15,11 @@ enum AccessLevelRewriter {
         return SourceEdit.apply(edits, to: source).text
     }
 
+    /// Collects the `public` modifiers of a file, in source order.
     private final class PublicModifiers: SyntaxVisitor {
         private var found: [DeclModifierSyntax] = []
 
+        /// Walks the tree and returns what it found.
         func collect(_ tree: SourceFileSyntax) -> [DeclModifierSyntax] {
             walk(tree)
             return found

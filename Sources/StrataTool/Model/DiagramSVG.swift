@@ -27,6 +27,7 @@ enum DiagramSVG {
         var center: (x: Double, y: Double) { (x + width / 2, y + height / 2) }
     }
 
+    /// The whole SVG document: links first, then boxes over them, then names over everything.
     static func render(_ graph: ModelGraph) -> String {
         let boxes = layout(graph)
         let total = boxes.values.reduce((width: 0.0, height: 0.0)) { size, box in
@@ -103,6 +104,7 @@ enum DiagramSVG {
         return boxes
     }
 
+    /// An entity's box: a header with its name, then one row per attribute.
     private static func drawBox(_ entity: ModelGraph.Entity, _ box: Box) -> [String] {
         let title = DiagramText.html(entity.name) + (entity.isAbstract ? " <tspan font-style=\"italic\">(abstract)</tspan>" : "")
         var parts = [
@@ -123,6 +125,7 @@ enum DiagramSVG {
         return parts
     }
 
+    /// A relationship between two boxes, with its ends marked and named.
     private static func drawLink(
         _ link: ModelGraph.Link, from: Box, to: Box, offset: Double, body: inout [String], labels: inout [String]
     ) {

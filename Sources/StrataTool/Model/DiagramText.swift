@@ -69,6 +69,7 @@ enum DiagramText {
         return mapped.isEmpty ? "_" : mapped
     }
 
+    /// A DOT string literal.
     private static func dotQuoted(_ text: String) -> String {
         "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
     }

@@ -24,6 +24,7 @@ struct ModelDescribeCommand: ParsableCommand {
     @Flag(help: "Print JSON for scripts.")
     var json = false
 
+    /// Reads the model and prints its description as text or JSON.
     func run() throws {
         try ModelSupportOutput.run {
             let source = try ModelSource.load(arguments.model, version: arguments.version)

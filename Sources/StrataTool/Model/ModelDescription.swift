@@ -100,6 +100,7 @@ struct ModelDescription: Encodable {
     }
 }
 
+/// Building the description from a model read by `ModelSource`.
 extension ModelDescription {
     /// The description of a model read by `ModelSource`.
     init(_ source: ModelSource) {
@@ -121,6 +122,7 @@ extension ModelDescription {
     }
 }
 
+/// An entity's description, its own properties sorted by name.
 extension ModelDescription.Entity {
     init(_ entity: NSEntityDescription) {
         name = entity.name ?? ""
@@ -153,6 +155,7 @@ extension ModelDescription.Entity {
     }
 }
 
+/// An attribute's description, as the model file spells its type.
 extension ModelDescription.Attribute {
     init(_ attribute: NSAttributeDescription) {
         name = attribute.name
@@ -175,6 +178,7 @@ extension ModelDescription.Attribute {
     }
 }
 
+/// A relationship's description; a maximum count of 0 means no maximum.
 extension ModelDescription.Relationship {
     init(_ relationship: NSRelationshipDescription) {
         name = relationship.name

@@ -14,6 +14,7 @@ import Foundation
 ///     tags       -> Tag  to-many  inverse todos  Nullify
 /// ```
 enum ModelDescriptionText {
+    /// The model's header lines, then one block per entity.
     static func render(_ description: ModelDescription) -> String {
         var lines: [String] = []
         var header = "\(description.source)  (\(description.kind))"
@@ -38,6 +39,7 @@ enum ModelDescriptionText {
         return lines.joined(separator: "\n") + "\n"
     }
 
+    /// An entity's block; sections without content are left out.
     private static func entityLines(_ entity: ModelDescription.Entity) -> [String] {
         var title = "entity \(entity.name)"
         if entity.isAbstract { title += "  abstract" }
@@ -75,6 +77,7 @@ enum ModelDescriptionText {
         return lines
     }
 
+    /// What sets an attribute apart from the defaults, in words.
     private static func attributeTraits(_ attribute: ModelDescription.Attribute) -> String {
         var traits: [String] = [attribute.isOptional ? "optional" : "required"]
         if attribute.isTransient { traits.append("transient") }
@@ -92,6 +95,7 @@ enum ModelDescriptionText {
         return traits.joined(separator: "  ")
     }
 
+    /// Cardinality, inverse, delete rule and counts of a relationship, in words.
     private static func relationshipTraits(_ relationship: ModelDescription.Relationship) -> String {
         var traits = [relationship.isToMany ? (relationship.isOrdered ? "to-many ordered" : "to-many") : "to-one"]
         traits.append(relationship.isOptional ? "optional" : "required")
@@ -116,11 +120,13 @@ enum ModelDescriptionText {
         }
     }
 
+    /// A value in double quotes, so that spaces and empty strings show.
     private static func quoted(_ text: String) -> String {
         "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
     }
 }
 
+/// Text helpers of the description.
 extension String {
     /// The text without trailing spaces (a padded last column leaves some).
     func trimmingSuffixWhitespace() -> String {

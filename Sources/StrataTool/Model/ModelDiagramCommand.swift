@@ -34,6 +34,7 @@ struct ModelDiagramCommand: ParsableCommand {
     @Option(help: "The file to write (default: standard output).")
     var output: String?
 
+    /// Reads the model and writes the diagram in the chosen language.
     func run() throws {
         try ModelSupportOutput.run {
             let source = try ModelSource.load(arguments.model, version: arguments.version)

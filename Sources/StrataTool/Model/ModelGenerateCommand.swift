@@ -36,6 +36,7 @@ struct ModelGenerateCommand: ParsableCommand {
     @Option(help: "The access level of the generated declarations: public (as the plugin and Xcode) or internal.")
     var access: GeneratedAccess = .public
 
+    /// Generates the classes and writes them to standard output or the folder given.
     func run() throws {
         try ModelSupportOutput.run {
             let source = try ModelSource.load(arguments.model, version: arguments.version)

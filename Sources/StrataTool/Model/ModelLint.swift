@@ -32,6 +32,7 @@ struct ModelLint {
     let source: ModelSource
     let cloudKit: Bool
 
+    /// The loader's problems, then each entity's lint, in entity order.
     func problems() -> [ModelProblem] {
         let file = source.contents.map(ModelSource.display) ?? source.path
         var problems = source.problems.map { error in
@@ -49,6 +50,7 @@ struct ModelLint {
         return problems
     }
 
+    /// The lint rules of one entity's relationships and constraints.
     private func lint(_ entity: NSEntityDescription, file: String) -> [ModelProblem] {
         var problems: [ModelProblem] = []
         func report(_ severity: String, _ rule: String, _ property: NSPropertyDescription?, _ message: String) {

@@ -119,6 +119,7 @@ struct ModelSource {
         return path.hasPrefix(folder + "/") ? String(path.dropFirst(folder.count + 1)) : path
     }
 
+    /// The kind named by the file's extension; anything else was read as a `contents` file.
     private static func kind(of url: URL, isDirectory: Bool) -> String {
         switch url.pathExtension {
         case "xcdatamodeld", "xcdatamodel", "momd", "mom": url.pathExtension

@@ -50,10 +50,12 @@ struct ModelValidateCommand: ParsableCommand {
         var problems: [ModelProblem]
     }
 
+    /// Usage errors (status 64) before any model is read.
     func validate() throws {
         guard !models.isEmpty else { throw ValidationError("name at least one model") }
     }
 
+    /// Checks every model, prints the problems and exits 1 when one is an error.
     func run() throws {
         try ModelSupportOutput.run {
             var problems: [ModelProblem] = []

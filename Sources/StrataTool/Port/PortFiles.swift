@@ -3,6 +3,7 @@ import Foundation
 /// The Swift files `strata port` reads: the files named, and the `.swift` files under the
 /// folders named, in path order, skipping hidden folders and SwiftPM's `.build`.
 enum PortFiles {
+    /// The Swift files of the paths; a path that does not exist, or a file that is not Swift, fails.
     static func swiftFiles(in paths: [String]) throws -> [String] {
         var files: [String] = []
         for path in paths {

@@ -34,6 +34,7 @@ struct PortFinding: Encodable, Equatable {
     /// The edit `--fix` applies; not part of the output.
     var edit: SourceEdit?
 
+    /// What the JSON holds: everything but the edit.
     enum CodingKeys: String, CodingKey {
         case file, line, column, rule, message, replacement, fixed
     }

@@ -144,6 +144,7 @@ final class PortScanner: SyntaxVisitor {
         return .visitChildren
     }
 
+    /// An `override` member of an extension: Swift without Objective-C overrides only in the class body.
     private func reportOverrideInExtension(_ node: some DeclSyntaxProtocol, modifiers: DeclModifierListSyntax, name: String) {
         guard modifiers.contains(where: { $0.name.tokenKind == .keyword(.override) }),
             let extensionDecl = node.parent?.parent?.parent?.parent?.as(ExtensionDeclSyntax.self)
@@ -251,6 +252,7 @@ final class PortScanner: SyntaxVisitor {
         return .visitChildren
     }
 
+    /// `NSSet(array: [a, b])`, or `NSSet()` for an empty literal.
     private func setExpression(_ type: String, _ array: ArrayExprSyntax) -> String {
         array.elements.isEmpty ? "\(type)()" : "\(type)(array: \(array.trimmedDescription))"
     }
