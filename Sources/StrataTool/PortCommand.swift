@@ -65,15 +65,15 @@ struct PortCommand: AsyncParsableCommand {
     func run() async throws {
         try ModelSupportOutput.run {
             let files = try PortFiles.swiftFiles(in: paths)
-            // To-many relationships from the model, and from the entity classes being ported.
-            var relationships = try model.map { try Self.toManyRelationships(of: $0) } ?? [:]
+            // To-many relationships from the model, and classes and relationships from every file.
+            var context = PortContext(relationships: try model.map { try Self.toManyRelationships(of: $0) } ?? [:])
             for file in files {
                 guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { continue }
-                relationships.merge(PortScanner.declaredToManyRelationships(in: text)) { $0 || $1 }
+                context.merge(PortScanner.declarations(in: text))
             }
             var findings: [PortFinding] = []
             for file in files {
-                findings += try PortFileFixer(path: file, relationships: relationships).run(fix: fix)
+                findings += try PortFileFixer(path: file, context: context).run(fix: fix)
             }
             let fixed = findings.filter(\.fixed).count
             let report = Report(files: files.count, findings: findings, fixed: fixed, remaining: findings.count - fixed)

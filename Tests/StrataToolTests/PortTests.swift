@@ -122,6 +122,24 @@ struct PortTests {
         #expect(clean.status == 0)
     }
 
+    @Test("an override in an extension of a class Xcode generates says to declare the class")
+    func generatedClassOverride() throws {
+        let folder = try ModelTestFiles.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("Todo+Hooks.swift").path
+        try "import CoreData\n\nextension Todo {\n    override func willSave() {\n        super.willSave()\n    }\n}\n"
+            .write(toFile: file, atomically: true, encoding: .utf8)
+        let result = try StrataProgram.run(["port", "--json", file])
+        #expect(result.status == 1)
+        let findings = try #require(try ModelTestFiles.json(result.output)["findings"] as? [[String: Any]])
+        #expect(findings.count == 1)
+        #expect(findings.first?["rule"] as? String == "override-in-extension")
+        #expect(findings.first?["line"] as? Int == 4)
+        let message = try #require(findings.first?["message"] as? String)
+        #expect(message.contains("`override func willSave()` in an extension of Todo"))
+        #expect(message.contains("set the entity's codegen to Category/Extension, declare `class Todo: NSManagedObject`"))
+    }
+
     @Test("--model names the to-many relationships; ordered ones become NSOrderedSet")
     func modelRelationships() throws {
         let folder = try ModelTestFiles.temporaryFolder()

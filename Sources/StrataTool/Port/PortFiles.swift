@@ -46,7 +46,7 @@ enum PortFiles {
 /// One file scanned and, with `--fix`, rewritten.
 struct PortFileFixer {
     let path: String
-    let relationships: [String: Bool]
+    let context: PortContext
 
     /// The file's findings; with `fix`, the mechanical ones applied (marked `fixed`) and the
     /// file written back only when it changed. Edits that overlap an applied one (two spots in
@@ -58,11 +58,11 @@ struct PortFileFixer {
         } catch {
             throw ModelToolFailure("cannot read \(path) as UTF-8 text: \(error.localizedDescription)")
         }
-        let findings = PortScanner.scan(original, file: path, relationships: relationships)
+        let findings = PortScanner.scan(original, file: path, context: context)
         guard fix else { return findings }
         var text = original
         for _ in 0..<4 {
-            let current = PortScanner.scan(text, file: path, relationships: relationships)
+            let current = PortScanner.scan(text, file: path, context: context)
             let edits = current.compactMap(\.edit)
             if edits.isEmpty { break }
             let result = SourceEdit.apply(edits, to: text)
@@ -72,7 +72,7 @@ struct PortFileFixer {
         // What still has an edit after the rounds was not fixed (edits that kept overlapping);
         // a rule with none left had all its spots fixed.
         let unfixedRules = Set(
-            PortScanner.scan(text, file: path, relationships: relationships).filter { $0.edit != nil }.map(\.rule))
+            PortScanner.scan(text, file: path, context: context).filter { $0.edit != nil }.map(\.rule))
         let result = findings.map { finding in
             var finding = finding
             finding.fixed = finding.edit != nil && !unfixedRules.contains(finding.rule)

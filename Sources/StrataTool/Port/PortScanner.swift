@@ -12,37 +12,39 @@ import SwiftSyntax
 /// when one is given.
 ///
 /// ```swift
-/// let findings = PortScanner.scan(source, file: "Todo.swift", relationships: [:])
+/// let findings = PortScanner.scan(source, file: "Todo.swift", context: PortContext())
 /// ```
 final class PortScanner: SyntaxVisitor {
     private let file: String
     private let bytes: [UInt8]
     private let converter: SourceLocationConverter
-    /// To-many relationships of the model given with `--model`: name → ordered.
-    private let relationships: [String: Bool]
+    /// What the other files and the model say: to-many relationships, declared classes.
+    private let context: PortContext
+    /// To-many relationships (of the model given with `--model`, or declared `NSSet`): name → ordered.
+    private var relationships: [String: Bool] { context.relationships }
     private var findings: [PortFinding] = []
 
-    /// The to-many relationships a file declares as Xcode generates them
-    /// (`@NSManaged public var tags: NSSet?`): name → ordered.
-    static func declaredToManyRelationships(in source: String) -> [String: Bool] {
-        let collector = ToManyDeclarations(viewMode: .sourceAccurate)
+    /// What a file declares that other files' spots depend on: to-many relationships as Xcode
+    /// generates them (`@NSManaged public var tags: NSSet?`) and classes.
+    static func declarations(in source: String) -> PortContext {
+        let collector = PortDeclarations(viewMode: .sourceAccurate)
         collector.walk(Parser.parse(source: source))
         return collector.found
     }
 
     /// Every spot in a file, in source order.
-    static func scan(_ source: String, file: String, relationships: [String: Bool]) -> [PortFinding] {
+    static func scan(_ source: String, file: String, context: PortContext) -> [PortFinding] {
         let tree = Parser.parse(source: source)
-        let scanner = PortScanner(source: source, tree: tree, file: file, relationships: relationships)
+        let scanner = PortScanner(source: source, tree: tree, file: file, context: context)
         scanner.walk(tree)
         return scanner.findings.sorted { ($0.line, $0.column, $0.rule.rawValue) < ($1.line, $1.column, $1.rule.rawValue) }
     }
 
-    private init(source: String, tree: SourceFileSyntax, file: String, relationships: [String: Bool]) {
+    private init(source: String, tree: SourceFileSyntax, file: String, context: PortContext) {
         self.file = file
         bytes = Array(source.utf8)
         converter = SourceLocationConverter(fileName: file, tree: tree)
-        self.relationships = relationships
+        self.context = context
         super.init(viewMode: .sourceAccurate)
     }
 
@@ -150,10 +152,15 @@ final class PortScanner: SyntaxVisitor {
             let extensionDecl = node.parent?.parent?.parent?.parent?.as(ExtensionDeclSyntax.self)
         else { return }
         let type = extensionDecl.extendedType.trimmedDescription
+        let advice =
+            context.classes.contains(type)
+            ? "move it into the declaration of class \(type), without @objc"
+            : "\(type)'s class is not declared in these files (Xcode generates it): set the entity's codegen to"
+                + " Category/Extension, declare `class \(type): NSManagedObject` and move the override there, without @objc"
         report(
             node, .overrideInExtension,
             "`override \(name)` in an extension of \(type) does not compile on Linux (without Objective-C, Swift overrides"
-                + " only in the class body); move it into the declaration of class \(type), without @objc")
+                + " only in the class body); " + advice)
     }
 
     override func visit(_ node: InitializerDeclSyntax) -> SyntaxVisitorContinueKind {
@@ -336,10 +343,31 @@ final class PortScanner: SyntaxVisitor {
     }
 }
 
-/// `@NSManaged var tags: NSSet?` and `NSOrderedSet?` declarations: the to-many
-/// relationships of the entity classes being ported, known without their model.
-private final class ToManyDeclarations: SyntaxVisitor {
-    var found: [String: Bool] = [:]
+/// What `strata port` learns from all the files it reads (and the model given) before it
+/// judges any spot.
+struct PortContext {
+    /// To-many relationships: name → ordered.
+    var relationships: [String: Bool] = [:]
+    /// The classes the files declare.
+    var classes: Set<String> = []
+
+    /// Both contexts together; a relationship ordered in either is ordered.
+    mutating func merge(_ other: PortContext) {
+        relationships.merge(other.relationships) { $0 || $1 }
+        classes.formUnion(other.classes)
+    }
+}
+
+/// Class declarations, and `@NSManaged var tags: NSSet?` and `NSOrderedSet?` declarations:
+/// the classes and the to-many relationships of the code being ported, known without its
+/// model.
+private final class PortDeclarations: SyntaxVisitor {
+    var found = PortContext()
+
+    override func visit(_ node: ClassDeclSyntax) -> SyntaxVisitorContinueKind {
+        found.classes.insert(node.name.text)
+        return .visitChildren
+    }
 
     override func visit(_ node: VariableDeclSyntax) -> SyntaxVisitorContinueKind {
         for binding in node.bindings {
@@ -347,8 +375,8 @@ private final class ToManyDeclarations: SyntaxVisitor {
                 let type = binding.typeAnnotation?.type.trimmedDescription
             else { continue }
             let base = type.hasSuffix("?") || type.hasSuffix("!") ? String(type.dropLast()) : type
-            if base == "NSSet" { found[name] = found[name] ?? false }
-            if base == "NSOrderedSet" { found[name] = true }
+            if base == "NSSet" { found.relationships[name] = found.relationships[name] ?? false }
+            if base == "NSOrderedSet" { found.relationships[name] = true }
         }
         return .skipChildren
     }
