@@ -140,6 +140,23 @@ struct PortTests {
         #expect(message.contains("set the entity's codegen to Category/Extension, declare `class Todo: NSManagedObject`"))
     }
 
+    @Test("a property another file declares NSSet is left alone where this file declares it a Swift Set")
+    func swiftSetProperty() throws {
+        let folder = try ModelTestFiles.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try "class Note: NSManagedObject {\n    @NSManaged var tags: NSSet?\n}\nfunc f(n: Note, t: Tag) {\n    n.tags = [t]\n}\n"
+            .write(to: folder.appendingPathComponent("A.swift"), atomically: true, encoding: .utf8)
+        try
+            "class Todo: NSManagedObject {\n    @Managed var tags: Set<Tag>\n}\nfunc g(t: Todo, tag: Tag) {\n    t.tags = [tag]\n}\n"
+            .write(to: folder.appendingPathComponent("B.swift"), atomically: true, encoding: .utf8)
+        let result = try StrataProgram.run(["port", "--json", folder.path])
+        let findings = try #require(try ModelTestFiles.json(result.output)["findings"] as? [[String: Any]])
+        let spots = findings.map {
+            "\(URL(fileURLWithPath: $0["file"] as? String ?? "").lastPathComponent):\($0["line"] ?? 0) \($0["rule"] ?? "")"
+        }
+        #expect(spots == ["A.swift:2 nsmanaged", "A.swift:5 nsset-literal"])
+    }
+
     @Test("--model names the to-many relationships; ordered ones become NSOrderedSet")
     func modelRelationships() throws {
         let folder = try ModelTestFiles.temporaryFolder()

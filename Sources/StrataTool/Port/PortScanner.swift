@@ -20,8 +20,9 @@ final class PortScanner: SyntaxVisitor {
     private let converter: SourceLocationConverter
     /// What the other files and the model say: to-many relationships, declared classes.
     private let context: PortContext
-    /// To-many relationships (of the model given with `--model`, or declared `NSSet`): name → ordered.
-    private var relationships: [String: Bool] { context.relationships }
+    /// To-many relationships (of the model given with `--model`, or declared `NSSet`): name →
+    /// ordered; less the names this file declares with another type (`var tags: Set<Tag>`).
+    private let relationships: [String: Bool]
     private var findings: [PortFinding] = []
 
     /// What a file declares that other files' spots depend on: to-many relationships as Xcode
@@ -45,6 +46,10 @@ final class PortScanner: SyntaxVisitor {
         bytes = Array(source.utf8)
         converter = SourceLocationConverter(fileName: file, tree: tree)
         self.context = context
+        let local = Self.declarations(in: source)
+        relationships = context.relationships.filter { name, _ in
+            local.relationships[name] != nil || !local.otherProperties.contains(name)
+        }
         super.init(viewMode: .sourceAccurate)
     }
 
@@ -350,11 +355,14 @@ struct PortContext {
     var relationships: [String: Bool] = [:]
     /// The classes the files declare.
     var classes: Set<String> = []
+    /// Properties declared with a type other than `NSSet`/`NSOrderedSet`.
+    var otherProperties: Set<String> = []
 
     /// Both contexts together; a relationship ordered in either is ordered.
     mutating func merge(_ other: PortContext) {
         relationships.merge(other.relationships) { $0 || $1 }
         classes.formUnion(other.classes)
+        otherProperties.formUnion(other.otherProperties)
     }
 }
 
@@ -375,8 +383,11 @@ private final class PortDeclarations: SyntaxVisitor {
                 let type = binding.typeAnnotation?.type.trimmedDescription
             else { continue }
             let base = type.hasSuffix("?") || type.hasSuffix("!") ? String(type.dropLast()) : type
-            if base == "NSSet" { found.relationships[name] = found.relationships[name] ?? false }
-            if base == "NSOrderedSet" { found.relationships[name] = true }
+            switch base {
+            case "NSSet": found.relationships[name] = found.relationships[name] ?? false
+            case "NSOrderedSet": found.relationships[name] = true
+            default: found.otherProperties.insert(name)
+            }
         }
         return .skipChildren
     }
