@@ -65,11 +65,16 @@ struct PortCommand: AsyncParsableCommand {
     func run() async throws {
         try ModelSupportOutput.run {
             let files = try PortFiles.swiftFiles(in: paths)
-            // To-many relationships from the model, and classes and relationships from every file.
-            var context = PortContext(relationships: try model.map { try Self.toManyRelationships(of: $0) } ?? [:])
+            // Classes and to-many relationships from every file; a name some file declares with
+            // another type (`var tags: [TagModel]`) is ambiguous and left to the model, if given.
+            var context = PortContext()
             for file in files {
                 guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { continue }
                 context.merge(PortScanner.declarations(in: text))
+            }
+            context.relationships = context.relationships.filter { !context.otherProperties.contains($0.key) }
+            if let model {
+                context.relationships.merge(try Self.toManyRelationships(of: model)) { $0 || $1 }
             }
             var findings: [PortFinding] = []
             for file in files {

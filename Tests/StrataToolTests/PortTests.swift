@@ -140,7 +140,7 @@ struct PortTests {
         #expect(message.contains("set the entity's codegen to Category/Extension, declare `class Todo: NSManagedObject`"))
     }
 
-    @Test("a property another file declares NSSet is left alone where this file declares it a Swift Set")
+    @Test("a name declared NSSet in one file and Set<Tag> in another is judged by each file's own declaration")
     func swiftSetProperty() throws {
         let folder = try ModelTestFiles.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }

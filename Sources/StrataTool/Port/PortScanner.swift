@@ -20,8 +20,9 @@ final class PortScanner: SyntaxVisitor {
     private let converter: SourceLocationConverter
     /// What the other files and the model say: to-many relationships, declared classes.
     private let context: PortContext
-    /// To-many relationships (of the model given with `--model`, or declared `NSSet`): name →
-    /// ordered; less the names this file declares with another type (`var tags: Set<Tag>`).
+    /// To-many relationships (of the model given with `--model`, or declared `NSSet` here or,
+    /// unambiguously, in the other files): name → ordered; less the names this file declares
+    /// with another type (`var tags: Set<Tag>`).
     private let relationships: [String: Bool]
     private var findings: [PortFinding] = []
 
@@ -47,7 +48,8 @@ final class PortScanner: SyntaxVisitor {
         converter = SourceLocationConverter(fileName: file, tree: tree)
         self.context = context
         let local = Self.declarations(in: source)
-        relationships = context.relationships.filter { name, _ in
+        // This file's own declarations decide for it; other files' only where they agree.
+        relationships = context.relationships.merging(local.relationships) { $0 || $1 }.filter { name, _ in
             local.relationships[name] != nil || !local.otherProperties.contains(name)
         }
         super.init(viewMode: .sourceAccurate)
@@ -82,6 +84,9 @@ final class PortScanner: SyntaxVisitor {
                     node, .nsManaged, "@NSManaged needs the Objective-C runtime; Strata's @Managed declares the same property",
                     edit: .replacing(node.attributeName, with: "Managed"), display: "@Managed")
             }
+        case "objc" where node.parent?.parent?.is(EnumDeclSyntax.self) == true:
+            // `@objc enum … : Int` compiles without Objective-C.
+            break
         case "objc":
             let isClass = node.parent?.parent?.is(ClassDeclSyntax.self) ?? false
             let message =
@@ -215,9 +220,15 @@ final class PortScanner: SyntaxVisitor {
             return
         }
         guard let mark, type.as(IdentifierTypeSyntax.self)?.name.text == "NSFetchRequest" else { return }
+        // What is cast is unknown to the parser unless it is a `fetchRequest()` call: other `as?`
+        // casts are mostly checks of an `Any` (isEqual, copy) and work; `as!` to the untyped
+        // request is the idiom Apple's code uses on typed requests.
+        let isTypedRequest = fetchRequestEntity(operand) != nil
+        guard isTypedRequest || (mark.text == "!" && typeText == "NSFetchRequest<NSFetchRequestResult>") else { return }
         let message =
-            "`as\(mark.text) \(typeText)` compiles but stops the program on Linux: NSFetchRequest<A> and NSFetchRequest<B> are"
-            + " unrelated classes in Swift; make the request untyped from the start, or pass the typed request"
+            "`as\(mark.text) \(typeText)` of a typed request (NSFetchRequest<Todo>) compiles but stops the program on Linux:"
+            + " NSFetchRequest<A> and NSFetchRequest<B> are unrelated classes in Swift; make the request untyped from the start,"
+            + " or pass the typed request"
         var edit: SourceEdit?
         if mark.text == "!", let whole, let entity = fetchRequestEntity(operand) {
             let call = whole.parent?.as(LabeledExprSyntax.self)
