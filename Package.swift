@@ -8,7 +8,11 @@ import PackageDescription
 #if canImport(Darwin)
     let coreDataProducts: [Product] = []
     let coreDataTargets: [Target] = []
+    let toolTestDependencies: [Target.Dependency] = []
 #else
+    // `strata port`'s tests compile the hand-fixed fixture (Tests/StrataToolTests/PortFixed*)
+    // against `import CoreData`, which exists on Linux only.
+    let toolTestDependencies: [Target.Dependency] = ["CoreData"]
     let coreDataProducts: [Product] = [.library(name: "CoreData", targets: ["CoreData"])]
     let coreDataTargets: [Target] = [
         .target(name: "CoreData", dependencies: ["Strata"]),
@@ -94,6 +98,9 @@ let package = Package(
         .library(name: "Strata", targets: ["Strata"]),
         .plugin(name: "StrataModelPlugin", targets: ["StrataModelPlugin"]),
         .executable(name: "strata-codegen", targets: ["strata-codegen"]),
+        // The `strata` command-line tool (its target is StrataTool: a module named `strata`
+        // would differ from `Strata` only in case).
+        .executable(name: "strata", targets: ["StrataTool"]),
     ] + coreDataProducts,
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
@@ -130,6 +137,26 @@ let package = Package(
             ]
         ),
         .target(name: "StrataCodegen", dependencies: ["Strata"]),
+        // `strata model|store|port`: models and stores from the command line.
+        .executableTarget(
+            name: "StrataTool",
+            dependencies: [
+                "Strata", "StrataCodegen", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                // `strata port` reads Swift sources with the real parser, not patterns.
+                .product(name: "SwiftParser", package: "swift-syntax"),
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+            ]
+        ),
+        .testTarget(
+            name: "StrataToolTests",
+            // strata-codegen: `model generate` is compared with the plugin's generator.
+            dependencies: ["Strata", "StrataTool", "strata-codegen"] + toolTestDependencies,
+            // Model files and Apple-style sources the tests run the tool on, not test code.
+            exclude: ["Fixtures"]
+        ),
+        // The wire format of the sync protocol, shared by the sync server and the client.
+        .target(name: "StrataSyncProtocol"),
+        .testTarget(name: "StrataSyncProtocolTests", dependencies: ["StrataSyncProtocol"]),
         .executableTarget(name: "strata-codegen", dependencies: ["Strata", "StrataCodegen"]),
         .plugin(
             name: "StrataModelPlugin",

@@ -48,8 +48,9 @@ open class NSPropertyDescription: NSObject, NSCopying, @unchecked Sendable {
     /// XML attributes of the model file that carry no meaning at run time (such as the
     /// legacy `syncable`), kept so that a model written back matches the file it was read from.
     public var modelFileAttributes: [String: String] = [:]
-    /// The line of the model file that declared this, for error messages.
-    var modelFileLine: Int?
+    /// The line of the model file that declared this, for error messages (and tools such as
+    /// `strata model validate` that point at it).
+    public internal(set) var modelFileLine: Int?
 
     public override init() { super.init() }
 

@@ -113,7 +113,41 @@ extension NSManagedObjectModel {
         return model
     }
 
+    /// Reads a model file as `load(contentsOf:)` does, but returns every problem of the model
+    /// (errors and warnings, each naming the `contents` file and its line) instead of
+    /// refusing the model at its first error: for tools that report them all, as
+    /// `strata model validate` does. Only a file that cannot be read as a model at all (no
+    /// such file, XML that is not well formed, a damaged compiled model) throws.
+    ///
+    /// ```swift
+    /// let check = try NSManagedObjectModel.check(contentsOf: url)
+    /// for problem in check.problems { print(problem) }
+    /// ```
+    public static func check(
+        contentsOf url: URL
+    ) throws(ModelError) -> (
+        model: NSManagedObjectModel, contents: URL, problems: [ModelError]
+    ) {
+        let model = NSManagedObjectModel()
+        let contents = try model.read(contentsOf: url)
+        model.classModuleNames = ModelFileLocator.moduleNames(forResourceAt: url)
+        model.fileURL = url
+        let problems = model.validationErrors().map { problem in
+            var problem = problem
+            problem.file = problem.file ?? contents
+            return problem
+        }
+        return (model, contents, problems)
+    }
+
     private func populate(contentsOf url: URL) throws(ModelError) {
+        let contents = try read(contentsOf: url)
+        try validateForLoading(file: contents)
+    }
+
+    /// Reads the model file into this model without validating it; returns the file the
+    /// model was read from (a version's `contents`, a `.mom`).
+    private func read(contentsOf url: URL) throws(ModelError) -> URL {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
             throw ModelError(.unreadableFile(reason: "no such file"), file: url)
@@ -139,7 +173,7 @@ extension NSManagedObjectModel {
         } else {
             try XcodeModelReader.read(data, file: contents, into: self)
         }
-        try validateForLoading(file: contents)
+        return contents
     }
 
     private func validateForLoading(file: URL?) throws(ModelError) {
