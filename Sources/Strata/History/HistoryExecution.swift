@@ -97,11 +97,12 @@ extension NSPersistentStoreCoordinator {
                 if needsChanges {
                     // One copy of the transaction's fields for all its changes to share.
                     let header = HistoryTransactionHeader(record: record, storeID: storeID)
+                    header.transaction = transaction
                     transaction.changes = record.changes.map { change in
                         NSPersistentHistoryChange(
                             record: change,
                             objectID: NSManagedObjectID(entity: change.entity, primaryKey: change.primaryKey, origin: origin),
-                            transaction: transaction, header: header, values: change.values)
+                            header: header, values: change.values)
                     }
                 }
                 transactions.append(transaction)

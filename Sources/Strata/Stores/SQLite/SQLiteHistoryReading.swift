@@ -28,19 +28,8 @@ extension SQLiteStore: HistoryStore {
                     number: row[0], timestamp: Date(timeIntervalSinceReferenceDate: row[1] ?? 0), author: row[2],
                     contextName: row[3], bundleID: row[4], processID: row[5])
             }
-            guard withChanges, let first = transactions.first?.number, let last = transactions.last?.number else {
-                return transactions
-            }
-            let changes = try readChanges(from: first, through: last, db: db, mapping: mapping)
-            var position = 0
-            for index in transactions.indices {
-                let number = transactions[index].number
-                while position < changes.count, changes[position].transaction < number { position += 1 }
-                while position < changes.count, changes[position].transaction == number {
-                    transactions[index].changes.append(changes[position].change)
-                    position += 1
-                }
-            }
+            guard withChanges, !transactions.isEmpty else { return transactions }
+            try readChanges(into: &transactions, db: db, mapping: mapping)
             return transactions
         }
     }
@@ -53,10 +42,13 @@ extension SQLiteStore: HistoryStore {
         }
     }
 
-    /// The changes of the transactions `first…last`, in transaction then change order.
+    /// Reads the changes of the transactions (in number order) into them, each transaction's
+    /// in change order. Each change goes straight into its transaction: a list of them all,
+    /// handed over afterwards, copied every record twice (a tenth of reading 100k changes, B1r).
     private func readChanges(
-        from first: Int64, through last: Int64, db: Database, mapping: SQLiteStoreMapping
-    ) throws -> [(transaction: Int64, change: HistoryChangeRecord)] {
+        into transactions: inout [HistoryTransactionRecord], db: Database, mapping: SQLiteStoreMapping
+    ) throws {
+        guard let first = transactions.first?.number, let last = transactions.last?.number else { return }
         let columns = Set(try db.columns(in: "ACHANGE").map { $0.name.uppercased() })
         var tombstoneColumns = 0
         while columns.contains("ZTOMBSTONE\(tombstoneColumns)") { tombstoneColumns += 1 }
@@ -71,7 +63,7 @@ extension SQLiteStore: HistoryStore {
         let raw = statement.sqliteStatement
         let layouts = historyLayouts(mapping)
         let tombstoneStart: Int32 = hasValues ? 8 : 6
-        var result: [(Int64, HistoryChangeRecord)] = []
+        var position = transactions.startIndex
         var entityCache: (number: Int64, entity: NSEntityDescription?, layout: SQLiteHistory.EntityLayout?) = (-1, nil, nil)
         let objectID: (NSEntityDescription, Int64) -> NSManagedObjectID = { self.objectID(entity: $0, primaryKey: $1) }
         while true {
@@ -109,9 +101,13 @@ extension SQLiteStore: HistoryStore {
                 }
                 change.tombstone = tombstone
             }
-            result.append((sqlite3_column_int64(raw, 1), change))
+            // Changes come in transaction order; those of a transaction the range skips (none,
+            // as transactions are numbered in order) are passed over.
+            let transactionNumber = sqlite3_column_int64(raw, 1)
+            while position < transactions.endIndex, transactions[position].number < transactionNumber { position += 1 }
+            guard position < transactions.endIndex, transactions[position].number == transactionNumber else { continue }
+            transactions[position].changes.append(change)
         }
-        return result
     }
 
     private static func blob(_ statement: SQLiteStatement, _ column: Int32) -> Data? {
