@@ -29,8 +29,6 @@ final class SQLiteHistory: @unchecked Sendable {
     let recordsValues: Bool
     /// The transactions this store object wrote, to tell its own commits from others'.
     let ownTransactions = Protected(Set<Int64>())
-    /// Whether a batch request is running: the batch triggers note rows only then.
-    let armed = Protected(false)
 
     init(mapping: SQLiteStoreMapping, recordsValues: Bool) {
         var layouts: [ObjectIdentifier: EntityLayout] = [:]

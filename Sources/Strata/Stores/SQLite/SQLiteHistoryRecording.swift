@@ -6,8 +6,10 @@ internal import GRDB
 /// A save knows its changes (the context's inserts, updates with the properties written,
 /// deletes): they are recorded from its request, with the values deleted rows preserve read
 /// just before they go. A batch request changes rows in SQL (cascades included), so the rows
-/// it touches are caught by temporary triggers on the store's writing connection, armed only
-/// while a batch runs; with history off there are no triggers and saves pay nothing.
+/// it touches are caught by temporary triggers on the store's writing connection, which exist
+/// only while a batch runs, within its transaction: saves pay nothing for them. (Triggers kept
+/// for good and armed by a condition cost every row a save wrote a trigger program's run: a
+/// third of SQLite's work in B1h.)
 extension SQLiteHistory {
     /// The temporary table the batch triggers note rows in (a trigger's statements may not
     /// name its schema).
@@ -26,25 +28,40 @@ extension SQLiteHistory {
         return names.sorted()
     }
 
-    /// Creates, on the writing connection, the table batch rows are noted in and the triggers
-    /// that note them while `armed`.
-    func installBatchTriggers(in db: Database, mapping: SQLiteStoreMapping) throws {
-        let armed = self.armed
-        db.add(function: DatabaseFunction("strata_history_armed", argumentCount: 0, pure: false) { _ in armed.withLock { $0 } })
-        let tables = Array(Set(mapping.schema.orderedEntities.compactMap { mapping.mapping(for: $0)?.table })).sorted()
-        let width = tables.map { tombstoneColumns(of: $0, mapping: mapping).count }.max() ?? 0
+    /// Creates, on the writing connection, the table batch rows are noted in.
+    func installBatchTable(in db: Database, mapping: SQLiteStoreMapping) throws {
+        let width = batchTables(mapping).map { tombstoneColumns(of: $0, mapping: mapping).count }.max() ?? 0
         let values = (0..<width).map { ", V\($0)" }.joined()
         try db.execute(sql: "CREATE TEMP TABLE IF NOT EXISTS \(Self.rowsTable) (KIND INTEGER, ENT INTEGER, PK INTEGER\(values))")
-        for table in tables {
+    }
+
+    /// The tables of the store's entities.
+    private func batchTables(_ mapping: SQLiteStoreMapping) -> [String] {
+        Array(Set(mapping.schema.orderedEntities.compactMap { mapping.mapping(for: $0)?.table })).sorted()
+    }
+
+    /// Creates the triggers that note the rows a batch inserts, updates and deletes, in the
+    /// batch's transaction (temporary triggers are part of it: a rollback removes them too).
+    func createBatchTriggers(in db: Database, mapping: SQLiteStoreMapping) throws {
+        for table in batchTables(mapping) {
             let columns = tombstoneColumns(of: table, mapping: mapping)
             let names = columns.indices.map { ", V\($0)" }.joined()
             let old = columns.map { ", OLD.\($0)" }.joined()
             let prefix = "CREATE TEMP TRIGGER IF NOT EXISTS STRATA_HISTORY_\(table)"
-            let when = "ON main.\(table) FOR EACH ROW WHEN strata_history_armed() BEGIN INSERT INTO \(Self.rowsTable)"
-            try db.execute(sql: "\(prefix)_INSERT AFTER INSERT \(when) (KIND, ENT, PK) VALUES (0, NEW.Z_ENT, NEW.Z_PK); END")
-            try db.execute(sql: "\(prefix)_UPDATE AFTER UPDATE \(when) (KIND, ENT, PK) VALUES (1, NEW.Z_ENT, NEW.Z_PK); END")
+            let on = "ON main.\(table) FOR EACH ROW BEGIN INSERT INTO \(Self.rowsTable)"
+            try db.execute(sql: "\(prefix)_INSERT AFTER INSERT \(on) (KIND, ENT, PK) VALUES (0, NEW.Z_ENT, NEW.Z_PK); END")
+            try db.execute(sql: "\(prefix)_UPDATE AFTER UPDATE \(on) (KIND, ENT, PK) VALUES (1, NEW.Z_ENT, NEW.Z_PK); END")
             try db.execute(
-                sql: "\(prefix)_DELETE BEFORE DELETE \(when) (KIND, ENT, PK\(names)) VALUES (2, OLD.Z_ENT, OLD.Z_PK\(old)); END")
+                sql: "\(prefix)_DELETE BEFORE DELETE \(on) (KIND, ENT, PK\(names)) VALUES (2, OLD.Z_ENT, OLD.Z_PK\(old)); END")
+        }
+    }
+
+    /// Removes the batch triggers, before the batch's history is written.
+    func dropBatchTriggers(in db: Database, mapping: SQLiteStoreMapping) throws {
+        for table in batchTables(mapping) {
+            for kind in ["INSERT", "UPDATE", "DELETE"] {
+                try db.execute(sql: "DROP TRIGGER IF EXISTS temp.STRATA_HISTORY_\(table)_\(kind)")
+            }
         }
     }
 
@@ -114,12 +131,16 @@ extension SQLiteStore {
         updated: @escaping (NSEntityDescription) -> [Int]? = { _ in nil }, _ body: () throws -> Result
     ) throws -> Result {
         guard let history else { return try body() }
-        history.armed.withLock { $0 = true }
+        try history.createBatchTriggers(in: db, mapping: mapping)
         let result: Result
         do {
-            defer { history.armed.withLock { $0 = false } }
             result = try body()
+        } catch {
+            // The transaction's rollback removes them too; this covers a caller that goes on.
+            try? history.dropBatchTriggers(in: db, mapping: mapping)
+            throw error
         }
+        try history.dropBatchTriggers(in: db, mapping: mapping)
         let changes = try history.notedBatchChanges(in: db, mapping: mapping, updated: updated)
         try history.record(changes, author: author, db: db, mapping: mapping)
         return result

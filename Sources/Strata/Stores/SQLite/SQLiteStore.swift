@@ -51,7 +51,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
                             try history.createSchema(in: db)
                             return .commit
                         }
-                        try history.installBatchTriggers(in: db, mapping: mapping)
+                        try history.installBatchTable(in: db, mapping: mapping)
                     }
                 } catch {
                     try? database.close()
