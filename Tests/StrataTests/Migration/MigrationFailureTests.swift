@@ -129,9 +129,8 @@ import Testing
         // The same store migrates once the disk has room again.
         let (coordinator, context) = try MigrationFixtures.open(try MigrationFixtures.model(bundle, "V2"), url)
         defer { try? MigrationFixtures.close(coordinator) }
-        try context.performAndWait {
-            #expect(try MigrationFixtures.fetch("Note", in: context, sortedBy: "title").count == 2)
-        }
+        let count = try context.performAndWait { try MigrationFixtures.fetch("Note", in: context, sortedBy: "title").count }
+        #expect(count == 2)
     }
 
     @Test func withoutTheMigrationOptionTheStoreIsRefusedAsBefore() throws {
