@@ -136,9 +136,16 @@ let package = Package(
         // `strata model|store|port`: models and stores from the command line.
         .executableTarget(
             name: "StrataTool",
-            dependencies: ["Strata", "StrataCodegen", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: [
+                "Strata", "StrataCodegen", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                // `strata store check` reads the tables themselves (Core Data's invariants).
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
         ),
-        .testTarget(name: "StrataToolTests", dependencies: ["Strata", "StrataTool"]),
+        .testTarget(
+            name: "StrataToolTests",
+            dependencies: ["Strata", "StrataTool", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
         // The wire format of the sync protocol, shared by the sync server and the client.
         .target(name: "StrataSyncProtocol"),
         .testTarget(name: "StrataSyncProtocolTests", dependencies: ["StrataSyncProtocol"]),
