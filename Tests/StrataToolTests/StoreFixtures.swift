@@ -128,7 +128,14 @@ enum StoreFixtures {
     /// Deletes every object row (entity tables and join tables) and resets Z_MAX: the store is
     /// as Core Data would have made it empty, with its metadata and cached model.
     static func emptyObjects(of store: URL) throws {
-        let queue = try DatabaseQueue(path: store.path)
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in
+            // Apple's derived-attribute triggers call these (STORE-FORMAT §3.1); no-ops do here.
+            for name in ["NSCoreDataDATriggerUpdatedAffectedObjectValue", "NSCoreDataDATriggerInsertUpdatedAffectedObjectValue"] {
+                db.add(function: DatabaseFunction(name, argumentCount: nil, pure: false) { _ in nil })
+            }
+        }
+        let queue = try DatabaseQueue(path: store.path, configuration: configuration)
         defer { try? queue.close() }
         try queue.write { db in
             let roots = try String.fetchAll(db, sql: "SELECT Z_NAME FROM Z_PRIMARYKEY WHERE Z_SUPER = 0 AND Z_ENT < 16000")
@@ -139,8 +146,29 @@ enum StoreFixtures {
             for table in tables where table.range(of: #"^Z_[0-9]+"#, options: .regularExpression) != nil {
                 try db.execute(sql: "DELETE FROM \(table)")
             }
-            try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = 0")
+            try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = 0 WHERE Z_ENT < 16000")
         }
+    }
+
+    /// The first line where two texts differ, for a readable failure.
+    static func firstDifference(_ left: String, _ right: String) -> String {
+        let leftLines = left.split(separator: "\n", omittingEmptySubsequences: false)
+        let rightLines = right.split(separator: "\n", omittingEmptySubsequences: false)
+        for (index, (a, b)) in zip(leftLines, rightLines).enumerated() where a != b {
+            let same = zip(a, b).prefix { $0 == $1 }.count
+            let start = max(0, same - 60)
+            return "line \(index + 1), column \(same + 1):\n…\(a.dropFirst(start).prefix(160))\n…\(b.dropFirst(start).prefix(160))"
+        }
+        return "line counts \(leftLines.count) and \(rightLines.count)"
+    }
+
+    /// Reads a column of integers from a store file.
+    static func integers(_ sql: String, in store: URL) throws -> [Int] {
+        var configuration = Configuration()
+        configuration.readonly = true
+        let queue = try DatabaseQueue(path: store.path, configuration: configuration)
+        defer { try? queue.close() }
+        return try queue.read { db in try Int.fetchAll(db, sql: sql) }
     }
 
     /// Reads one string from a store file.
@@ -188,6 +216,14 @@ enum StoreFixtures {
             }
         }
         return directory.appendingPathComponent(name)
+    }
+
+    /// The `--model` arguments for a corpus store: none when the store caches its model (the
+    /// model Apple's Core Data wrote it with), else the model PAIRS.tsv pairs it with, if any.
+    static func modelArguments(for name: String, copy: URL) throws -> [String] {
+        let cached = try integer("SELECT count(*) FROM sqlite_master WHERE name = 'Z_MODELCACHE'", in: copy) > 0
+        if cached, try integer("SELECT count(*) FROM Z_MODELCACHE", in: copy) > 0 { return [] }
+        return try pairedModel(of: name).map { ["--model", $0.path] } ?? []
     }
 
     /// The corpus model paired with a store in PAIRS.tsv, when it is an Xcode model file.

@@ -65,9 +65,9 @@ struct StoreQueryTests {
         #expect(result.status == 1)
         let lines = result.error.split(separator: "\n").map(String.init)
         #expect(lines.first?.hasPrefix("strata: predicate: ") == true, "\(result.error)")
-        #expect(lines.first?.hasSuffix("at column 18") == true, "\(result.error)")
+        #expect(lines.first?.hasSuffix("at column 17") == true, "\(result.error)")
         #expect(lines.count == 3)
-        #expect(lines.last == "  " + String(repeating: " ", count: 17) + "^")
+        #expect(lines.last == "  " + String(repeating: " ", count: 16) + "^")
     }
 
     @Test("an unknown entity or key is named")

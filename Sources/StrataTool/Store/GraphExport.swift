@@ -6,7 +6,7 @@ import Strata
 /// ```json
 /// {"format":"strata-store-export","version":1,"entities":{
 /// "Tag":[
-/// {"id":"Tag/p1","title":"home","todos":["Todo/p1","Todo/p2"]}
+/// {"@id":"Tag/p1","title":"home","todos":["Todo/p1","Todo/p2"]}
 /// ],
 /// ...
 /// }}
@@ -29,6 +29,10 @@ struct GraphExport {
         let context = store.newContext()
         let entities = Self.exportedEntities(of: store.model)
         let progress = ProgressBar("export", total: 1)
+        let hasTransformables = entities.contains { entity in
+            entity.attributesByName.values.contains { $0.attributeType == .transformableAttributeType }
+        }
+        let raw = hasTransformables ? try TransformableColumns(storeURL: store.url, readOnly: true) : nil
         try context.performAndWait {
             var totals: [Int] = []
             for entity in entities {
@@ -43,7 +47,7 @@ struct GraphExport {
                 output.write(index == 0 ? "\n" : ",\n")
                 output.appendJSONString(entity.name ?? "")
                 output.write(":[")
-                let writer = EntityWriter(entity: entity)
+                let writer = EntityWriter(entity: entity, transformables: raw)
                 var first = true
                 if totals[index] > 0 {
                     let request = NSFetchRequest<NSManagedObject>(entityName: entity.name ?? "")
@@ -78,17 +82,30 @@ struct EntityWriter {
     let attributes: [NSAttributeDescription]
     let relationships: [NSRelationshipDescription]
     let prefetchedKeys: [String]
+    /// Where transformable values' bytes are read as stored.
+    let transformables: TransformableColumns?
 
-    init(entity: NSEntityDescription) {
+    init(entity: NSEntityDescription, transformables: TransformableColumns?) {
+        self.transformables = transformables
         attributes = entity.attributesByName.values.filter { !$0.isTransient }.sorted { $0.name < $1.name }
         relationships = entity.relationshipsByName.values.filter { !$0.isTransient }.sorted { $0.name < $1.name }
         prefetchedKeys = relationships.filter(\.isToMany).map(\.name)
     }
 
     func write(_ object: NSManagedObject, to output: OutputStream) throws {
-        output.write("{\"id\":")
+        output.write("{\"@id\":")
         output.appendJSONString(object.objectID.toolIdentifier)
         for attribute in attributes {
+            if attribute.attributeType == .transformableAttributeType, let transformables,
+                transformables.location(of: attribute) != nil, let key = object.objectID.primaryKey
+            {
+                guard let bytes = try transformables.bytes(of: attribute, primaryKey: key) else { continue }
+                output.append(UInt8(ascii: ","))
+                output.appendJSONString(attribute.name)
+                output.append(UInt8(ascii: ":"))
+                output.appendJSONString(bytes.base64EncodedString())
+                continue
+            }
             guard let value = object.value(forKey: attribute.name) else { continue }
             output.append(UInt8(ascii: ","))
             output.appendJSONString(attribute.name)

@@ -17,9 +17,9 @@ struct GraphImport {
     static func parse(_ data: Data, path: String) throws -> [String: [[String: Any]]] {
         let json: Any
         do {
-            json = try JSONSerialization.jsonObject(with: data, options: [])
+            json = try ExportJSONParser.parse(data)
         } catch {
-            throw StoreToolFailure("import: \(path) is not JSON (\(StoreTool.describe(error)))")
+            throw StoreToolFailure("import: \(path) is not JSON (\(error))")
         }
         guard let root = json as? [String: Any], root["format"] as? String == "strata-store-export" else {
             throw StoreToolFailure("import: \(path) is not a strata store export (no \"format\": \"strata-store-export\")")
@@ -38,8 +38,8 @@ struct GraphImport {
     }
 
     /// Inserts every object, sets its values and relationships, and saves once; returns the
-    /// number of objects imported.
-    func run() throws -> Int {
+    /// number of objects imported and the transformable values to write as stored bytes.
+    func run() throws -> (count: Int, transformables: [(attribute: NSAttributeDescription, primaryKey: Int64, bytes: Data)]) {
         let context = store.newContext()
         let total = entities.values.reduce(0) { $0 + $1.count }
         let progress = ProgressBar("import", total: total * 2 + 1)
@@ -54,8 +54,8 @@ struct GraphImport {
                 }
                 guard !entity.isAbstract else { throw StoreToolFailure("import: entity '\(name)' is abstract") }
                 for values in entities[name] ?? [] {
-                    guard let id = values["id"] as? String else { throw StoreToolFailure("import: an object of \(name) has no \"id\"") }
-                    for key in values.keys where key != "id" && entity.propertiesByName[key] == nil {
+                    guard let id = values["@id"] as? String else { throw StoreToolFailure("import: an object of \(name) has no \"@id\"") }
+                    for key in values.keys where key != "@id" && entity.propertiesByName[key] == nil {
                         throw StoreToolFailure("import: \(id): unknown key '\(key)' on entity \(name)")
                     }
                     records.append((id, entity, values, Self.primaryKey(of: id, entity: name)))
@@ -64,21 +64,39 @@ struct GraphImport {
             let empty = try isEmpty(context)
             let objects = try insert(records.map { ($0.id, $0.entity, $0.key) }, into: context, keepingKeys: empty)
             var done = 0
+            var transformables: [(object: NSManagedObject, attribute: NSAttributeDescription, bytes: Data)] = []
             for record in records {
                 guard let object = objects[record.id] else { continue }
-                for (key, json) in record.values where key != "id" {
-                    guard let attribute = record.entity.attributesByName[key] else { continue }
+                for attribute in record.entity.attributesByName.values {
                     if attribute.isTransient || attribute is NSDerivedAttributeDescription { continue }
-                    object.setValue(try GraphValueCoding.read(json, for: attribute, object: record.id), forKey: key)
+                    guard let json = record.values[attribute.name] else {
+                        // Absent means nil, not the model's default value.
+                        if attribute.defaultValue != nil { object.setValue(nil, forKey: attribute.name) }
+                        continue
+                    }
+                    if attribute.attributeType == .transformableAttributeType, !(json is NSNull) {
+                        guard let text = json as? String, let bytes = Data(base64Encoded: text) else {
+                            throw StoreToolFailure("import: \(record.id).\(attribute.name) is not base64 data")
+                        }
+                        // The exact bytes are written after the save; an optional value need not
+                        // be unarchived at all, a required one is set for validation.
+                        transformables.append((object, attribute, bytes))
+                        if attribute.isOptional { continue }
+                        let transformer = GraphValueCoding.transformer(of: attribute)
+                        object.setValue(transformer?.transformedValue(bytes) ?? bytes, forKey: attribute.name)
+                        continue
+                    }
+                    object.setValue(try GraphValueCoding.read(json, for: attribute, object: record.id), forKey: attribute.name)
                 }
                 done += 1
                 progress.update(done)
             }
             for record in records {
                 guard let object = objects[record.id] else { continue }
-                for (key, json) in record.values where key != "id" {
-                    guard let relationship = record.entity.relationshipsByName[key], Self.setsSide(relationship) else { continue }
-                    try link(object, relationship, json, id: record.id, objects: objects)
+                for (key, json) in record.values where key != "@id" {
+                    guard let relationship = record.entity.relationshipsByName[key] else { continue }
+                    // Both sides' ids are checked; one side is set (the context sets the other).
+                    try link(object, relationship, json, id: record.id, objects: objects, set: Self.setsSide(relationship))
                 }
                 done += 1
                 progress.update(done)
@@ -89,7 +107,9 @@ struct GraphImport {
                 throw StoreToolFailure("import: nothing was imported: \(StoreTool.describe(error))")
             }
             progress.update(done + 1)
-            return records.count
+            return (records.count, transformables.compactMap { value in
+                value.object.objectID.primaryKey.map { (value.attribute, $0, value.bytes) }
+            })
         }
     }
 
@@ -173,7 +193,7 @@ struct GraphImport {
 
     private func link(
         _ object: NSManagedObject, _ relationship: NSRelationshipDescription, _ json: Any, id: String,
-        objects: [String: NSManagedObject]
+        objects: [String: NSManagedObject], set: Bool
     ) throws {
         func target(_ value: Any) throws -> NSManagedObject {
             guard let targetID = value as? String else {
@@ -190,13 +210,15 @@ struct GraphImport {
                 throw StoreToolFailure("import: \(id).\(relationship.name) is not a list of ids")
             }
             let members = try list.map(target)
+            guard set else { return }
             if relationship.isOrdered {
                 object.setValue(NSOrderedSet(array: members), forKey: relationship.name)
             } else {
                 object.setValue(NSSet(array: members), forKey: relationship.name)
             }
         } else {
-            object.setValue(try target(json), forKey: relationship.name)
+            let related = try target(json)
+            if set { object.setValue(related, forKey: relationship.name) }
         }
     }
 }

@@ -127,9 +127,7 @@ enum GraphValueCoding {
         }
         switch attribute.attributeType {
         case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType:
-            guard let number = json as? NSNumber else { throw wrong() }
-            let integer = number.int64Value
-            guard Double(integer) == number.doubleValue || number.stringValue == String(integer) else { throw wrong() }
+            guard let number = json as? JSONNumberText, let integer = Int64(number.text) else { throw wrong() }
             switch attribute.attributeType {
             case .integer16AttributeType:
                 guard let value = Int16(exactly: integer) else { throw wrong() }
@@ -140,8 +138,9 @@ enum GraphValueCoding {
             default: return integer
             }
         case .booleanAttributeType:
-            guard let number = json as? NSNumber else { throw wrong() }
-            return number.boolValue
+            if let bool = json as? Bool { return bool }
+            guard let number = json as? JSONNumberText, let integer = Int64(number.text) else { throw wrong() }
+            return integer != 0
         case .doubleAttributeType:
             guard let value = double(json) else { throw wrong() }
             return value
@@ -149,10 +148,13 @@ enum GraphValueCoding {
             guard let value = double(json) else { throw wrong() }
             return Float(value)
         case .decimalAttributeType:
-            if let text = json as? String, let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) {
+            if let text = json as? String {
+                if text == "NaN" { return Decimal.nan }
+                if let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) { return decimal }
+            }
+            if let number = json as? JSONNumberText, let decimal = Decimal(string: number.text, locale: Locale(identifier: "en_US_POSIX")) {
                 return decimal
             }
-            if let number = json as? NSNumber { return number.decimalValue }
             throw wrong()
         case .stringAttributeType:
             guard let text = json as? String else { throw wrong() }
@@ -170,10 +172,8 @@ enum GraphValueCoding {
             guard let text = json as? String, let data = Data(base64Encoded: text) else { throw wrong() }
             return data
         case .transformableAttributeType:
+            // The stored bytes; `GraphImport` writes them as they are after its save.
             guard let text = json as? String, let data = Data(base64Encoded: text) else { throw wrong() }
-            // A registered transformer turns the data back into the value the app sets;
-            // without one Strata stores data as it is.
-            if let transformer = transformer(of: attribute), let value = transformer.transformedValue(data) { return value }
             return data
         default:
             return nil
@@ -189,7 +189,7 @@ enum GraphValueCoding {
             default: return nil
             }
         }
-        return (json as? NSNumber)?.doubleValue
+        return (json as? JSONNumberText).flatMap { Double($0.text) }
     }
 
     /// The name of an attribute type as Xcode shows it.

@@ -62,7 +62,7 @@ struct QueryPrinter {
         for object in objects {
             output.write(first ? "\n" : ",\n")
             first = false
-            var fields = ["\"id\":" + JSONText.string(object.objectID.toolIdentifier)]
+            var fields = ["\"@id\":" + JSONText.string(object.objectID.toolIdentifier)]
             for path in keyPaths {
                 let values = path.values(from: object).map { value -> String in
                     if let related = value as? NSManagedObject { return JSONText.string(labels.label(related)) }

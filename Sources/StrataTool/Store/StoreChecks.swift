@@ -87,8 +87,8 @@ struct StoreChecks {
         for root in entities where root.parent == 0 {
             let table = Self.table(of: root, byNumber: byNumber)
             guard try db.tableExists(table) else { continue }
-            let largest = try Int64.fetchOne(db, sql: "SELECT max(Z_PK) FROM \(table)") ?? 0
-            if largest > root.max {
+            // An empty table has no largest key (max is NULL): nothing to compare.
+            if let largest = try Int64?.fetchOne(db, sql: "SELECT max(Z_PK) FROM \(table)") ?? nil, largest > root.max {
                 defects.append(
                     StoreDefect(
                         kind: "primary-key",

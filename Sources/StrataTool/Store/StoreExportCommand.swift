@@ -112,14 +112,17 @@ struct StoreImportCommand: ParsableCommand {
             resolved = try StoreOpening.model(path: modelPath, storeURL: nil, metadata: nil)
         }
         let opened = try StoreOpening.openWritable(at: work, model: resolved, history: history)
-        let count: Int
+        let result: (count: Int, transformables: [(attribute: NSAttributeDescription, primaryKey: Int64, bytes: Data)])
         do {
-            count = try GraphImport(store: opened, entities: entities).run()
+            result = try GraphImport(store: opened, entities: entities).run()
         } catch {
             opened.close()
             throw error
         }
         opened.close()
+        if !result.transformables.isEmpty {
+            try TransformableColumns(storeURL: work, readOnly: false).write(result.transformables)
+        }
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: resolved.model)
         do {
             try coordinator.replacePersistentStore(
@@ -127,6 +130,6 @@ struct StoreImportCommand: ParsableCommand {
         } catch {
             throw StoreToolFailure("import: cannot write \(path): \(StoreTool.describe(error))")
         }
-        return count
+        return result.count
     }
 }

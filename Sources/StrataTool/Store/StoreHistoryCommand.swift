@@ -40,12 +40,11 @@ struct StoreHistoryCommand: ParsableCommand {
 
     func run() throws {
         try StoreTool.run {
-            let original = try StoreOpening.existingStore(store)
-            guard StoreOpening.hasHistoryTables(original) else {
-                throw StoreToolFailure("\(store) has no persistent history (it was never opened with NSPersistentHistoryTrackingKey)")
-            }
             let opened = try StoreOpening.openReadOnly(store, modelPath: model, history: true)
             defer { opened.close() }
+            guard StoreOpening.hasHistoryTables(opened.url) else {
+                throw StoreToolFailure("\(store) has no persistent history (it was never opened with NSPersistentHistoryTrackingKey)")
+            }
             let request: NSPersistentHistoryChangeRequest
             if let after {
                 let tokenJSON = "{\"transactionNumbers\":{\(JSONText.string(opened.store.identifier ?? "")):\(after)}}"

@@ -37,7 +37,8 @@ struct StoreQueryCommand: ParsableCommand {
     @Option(help: ArgumentHelp("An NSPredicate format string.", valueName: "predicate"))
     var predicate: String?
 
-    @Option(help: ArgumentHelp("Sort keys, comma-separated; a leading - sorts descending.", valueName: "key,-key"))
+    // Unconditional: `--sort -createdAt` is a value, not an option.
+    @Option(parsing: .unconditional, help: ArgumentHelp("Sort keys, comma-separated; a leading - sorts descending.", valueName: "key,-key"))
     var sort: String?
 
     @Option(help: ArgumentHelp("At most this many objects.", valueName: "n"))

@@ -148,7 +148,7 @@ enum StoreOpening {
                     model: try NSManagedObjectModel.cachedModel(ofStoreAt: storeURL), source: "cached in the store (Z_MODELCACHE)",
                     versionName: nil)
             } catch {
-                throw StoreToolFailure("the store has no readable cached model (\(StoreTool.describe(error))); give one with --model")
+                throw StoreToolFailure("the store has no cached model (Z_MODELCACHE) that can be read; give its model with --model")
             }
         }
         let url = URL(fileURLWithPath: path).standardizedFileURL
