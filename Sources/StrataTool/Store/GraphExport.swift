@@ -60,11 +60,9 @@ struct GraphExport {
                         first = false
                         try writer.write(object, to: output)
                         done += 1
-                        if done % batchSize == 0 {
-                            progress.update(done, total: total)
-                            // Objects of earlier batches are not kept: the context forgets them.
-                            context.refreshAllObjects()
-                        }
+                        // The lazy results keep one batch; the context does not keep objects
+                        // nothing holds, so memory stays that of a batch.
+                        if done % batchSize == 0 { progress.update(done, total: total) }
                     }
                 }
                 output.write(first ? "]" : "\n]")
@@ -106,7 +104,8 @@ struct EntityWriter {
                 output.appendJSONString(bytes.base64EncodedString())
                 continue
             }
-            guard let value = object.value(forKey: attribute.name) else { continue }
+            // The stored value: no access notifications to send for an export.
+            guard let value = object.primitiveValue(forKey: attribute.name) else { continue }
             output.append(UInt8(ascii: ","))
             output.appendJSONString(attribute.name)
             output.append(UInt8(ascii: ":"))

@@ -56,7 +56,7 @@ struct StoreInfo {
         type = (metadata[NSStoreTypeKey] as? String) ?? NSSQLiteStoreType
         uuid = (metadata[NSStoreUUIDKey] as? String) ?? ""
         frameworkVersion = metadata["NSPersistenceFrameworkVersion"]
-        versionIdentifiers = (metadata[NSStoreModelVersionIdentifiersKey] as? [Any])?.map { "\($0)" } ?? []
+        versionIdentifiers = ((metadata[NSStoreModelVersionIdentifiersKey] as? [Any])?.map { "\($0)" } ?? []).filter { !$0.isEmpty }
         let known: Set<String> = [
             NSStoreTypeKey, NSStoreUUIDKey, "NSPersistenceFrameworkVersion", NSStoreModelVersionHashesKey,
             NSStoreModelVersionIdentifiersKey, "NSStoreModelVersionHashesVersion", "NSStoreModelVersionHashesDigest",
