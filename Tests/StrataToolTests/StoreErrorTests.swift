@@ -40,7 +40,9 @@ struct StoreErrorTests {
         #expect(result.status == 1)
         #expect(result.error.hasPrefix("strata: the model \(other.path) does not match the store"), "\(result.error)")
         #expect(result.error.contains("Gadget, Item"), "\(result.error)")
-        let badModel = try StrataProgram.run(["store", "info", store.path, "--model", folder.appendingPathComponent("nope.xcdatamodel").path])
+        let badModel = try StrataProgram.run([
+            "store", "info", store.path, "--model", folder.appendingPathComponent("nope.xcdatamodel").path,
+        ])
         #expect(badModel.status == 1)
         #expect(badModel.error.contains("no model at"))
     }
@@ -79,12 +81,16 @@ struct StoreErrorTests {
         #expect(counted.output == "5\n", "\(counted.error)")
         let weight = try StrataProgram.run(["store", "query", output.path, "Item", "--keys", "weight", "--limit", "1", "--json"])
         #expect(weight.status == 0, "\(weight.error)")
-        let badMapping = try StrataProgram.run(["store", "migrate", store.path, "--to", v2.path, "--mapping", "none.xcmappingmodel"])
+        let badMapping = try StrataProgram.run([
+            "store", "migrate", store.path, "--to", v2.path, "--mapping", "none.xcmappingmodel",
+        ])
         #expect(badMapping.status == 1)
         #expect(badMapping.error == "strata: no mapping model at none.xcmappingmodel\n")
         #expect(StoreFixtures.bytes(of: store) == before)
         let inPlace = try StrataProgram.run(["store", "migrate", store.path, "--to", v2.path, "--json"])
-        #expect(inPlace.output == "{\"migrated\":true,\"store\":\(JSONQuote.quote(store.path)),\"model\":\(JSONQuote.quote(v2.path))}\n")
+        #expect(
+            inPlace.output
+                == "{\"migrated\":true,\"store\":\(JSONQuote.quote(store.path)),\"model\":\(JSONQuote.quote(v2.path))}\n")
         let again = try StrataProgram.run(["store", "migrate", store.path, "--to", v2.path])
         #expect(again.status == 0)
         #expect(again.output.contains("nothing to do"))

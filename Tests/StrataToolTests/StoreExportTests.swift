@@ -15,7 +15,8 @@ struct StoreExportTests {
         let first = try StrataProgram.run(["store", "export", store.path])
         #expect(first.status == 0, "\(first.error)")
         let copy = folder.appendingPathComponent("Copy.sqlite")
-        let imported = try StrataProgram.run(["store", "import", "-", copy.path, "--model", model.path], input: Data(first.output.utf8))
+        let imported = try StrataProgram.run(
+            ["store", "import", "-", copy.path, "--model", model.path], input: Data(first.output.utf8))
         #expect(imported.status == 0, "\(imported.error)")
         #expect(imported.output.contains("imported 9 objects"), "\(imported.output)")
         let second = try StrataProgram.run(["store", "export", copy.path])
@@ -32,7 +33,9 @@ struct StoreExportTests {
         let folder = try StoreFixtures.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let (store, _) = try StoreFixtures.makeShopStore(in: folder)
-        let result = try StrataProgram.run(["store", "export", store.path, "--output", folder.appendingPathComponent("out.json").path])
+        let result = try StrataProgram.run([
+            "store", "export", store.path, "--output", folder.appendingPathComponent("out.json").path,
+        ])
         #expect(result.status == 0, "\(result.error)")
         let data = try Data(contentsOf: folder.appendingPathComponent("out.json"))
         let root = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
@@ -67,10 +70,22 @@ struct StoreExportTests {
         let (store, _) = try StoreFixtures.makeShopStore(in: folder)
         let before = StoreFixtures.bytes(of: store)
         let cases: [(json: String, message: String)] = [
-            (#"{"format":"strata-store-export","version":1,"entities":{"Tag":[{"@id":"Tag/p9","title":"x","colour":"red"}]}}"#, "unknown key 'colour'"),
-            (#"{"format":"strata-store-export","version":1,"entities":{"Item":[{"@id":"Item/p9","count":"many"}]}}"#, "is not a valid Integer 16"),
-            (#"{"format":"strata-store-export","version":1,"entities":{"Tag":[{"@id":"Tag/p9","items":["Item/p99"]}]}}"#, "Item/p99"),
-            (#"{"format":"strata-store-export","version":1,"entities":{"Planet":[{"@id":"Planet/p1"}]}}"#, "unknown entity 'Planet'"),
+            (
+                #"{"format":"strata-store-export","version":1,"entities":{"Tag":[{"@id":"Tag/p9","title":"x","colour":"red"}]}}"#,
+                "unknown key 'colour'"
+            ),
+            (
+                #"{"format":"strata-store-export","version":1,"entities":{"Item":[{"@id":"Item/p9","count":"many"}]}}"#,
+                "is not a valid Integer 16"
+            ),
+            (
+                #"{"format":"strata-store-export","version":1,"entities":{"Tag":[{"@id":"Tag/p9","items":["Item/p99"]}]}}"#,
+                "Item/p99"
+            ),
+            (
+                #"{"format":"strata-store-export","version":1,"entities":{"Planet":[{"@id":"Planet/p1"}]}}"#,
+                "unknown entity 'Planet'"
+            ),
             (#"{"entities":{}}"#, "not a strata store export"),
             ("not json", "is not JSON"),
         ]

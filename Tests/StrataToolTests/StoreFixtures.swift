@@ -69,7 +69,8 @@ enum StoreFixtures {
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
         var options: [AnyHashable: Any] = [:]
         if history { options[NSPersistentHistoryTrackingKey] = NSNumber(value: true) }
-        let store = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: storeURL, options: options)
+        let store = try coordinator.addPersistentStore(
+            ofType: NSSQLiteStoreType, configurationName: nil, at: storeURL, options: options)
         let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
         try context.performAndWait {
@@ -157,7 +158,8 @@ enum StoreFixtures {
         for (index, (a, b)) in zip(leftLines, rightLines).enumerated() where a != b {
             let same = zip(a, b).prefix { $0 == $1 }.count
             let start = max(0, same - 60)
-            return "line \(index + 1), column \(same + 1):\n…\(a.dropFirst(start).prefix(160))\n…\(b.dropFirst(start).prefix(160))"
+            return
+                "line \(index + 1), column \(same + 1):\n…\(a.dropFirst(start).prefix(160))\n…\(b.dropFirst(start).prefix(160))"
         }
         return "line counts \(leftLines.count) and \(rightLines.count)"
     }

@@ -48,7 +48,8 @@ struct StoreInfoTests {
             }
             let info = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
             let entities = info["entities"] as? [[String: Any]] ?? []
-            let parents = Dictionary(uniqueKeysWithValues: entities.map { ($0["name"] as? String ?? "", $0["parent"] as? String) })
+            let parents = Dictionary(
+                uniqueKeysWithValues: entities.map { ($0["name"] as? String ?? "", $0["parent"] as? String) })
             // Each hierarchy's counts, entity by entity, against its table's rows grouped by Z_ENT
             // (entity numbers come from the model, as Core Data assigns them; Z_PRIMARYKEY's names
             // can be stale after a migration, as in CoreDataPlus SampleModel_V2).

@@ -54,7 +54,9 @@ struct GraphImport {
                 }
                 guard !entity.isAbstract else { throw StoreToolFailure("import: entity '\(name)' is abstract") }
                 for values in entities[name] ?? [] {
-                    guard let id = values["@id"] as? String else { throw StoreToolFailure("import: an object of \(name) has no \"@id\"") }
+                    guard let id = values["@id"] as? String else {
+                        throw StoreToolFailure("import: an object of \(name) has no \"@id\"")
+                    }
                     for key in values.keys where key != "@id" && entity.propertiesByName[key] == nil {
                         throw StoreToolFailure("import: \(id): unknown key '\(key)' on entity \(name)")
                     }
@@ -107,9 +109,12 @@ struct GraphImport {
                 throw StoreToolFailure("import: nothing was imported: \(StoreTool.describe(error))")
             }
             progress.update(done + 1)
-            return (records.count, transformables.compactMap { value in
-                value.object.objectID.primaryKey.map { (value.attribute, $0, value.bytes) }
-            })
+            return (
+                records.count,
+                transformables.compactMap { value in
+                    value.object.objectID.primaryKey.map { (value.attribute, $0, value.bytes) }
+                }
+            )
         }
     }
 

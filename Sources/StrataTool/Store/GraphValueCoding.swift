@@ -38,7 +38,11 @@ enum GraphValueCoding {
         case .doubleAttributeType:
             writeDouble(doubleValue(value), to: output)
         case .floatAttributeType:
-            if let float = value as? Float { writeDouble(Double(float), to: output) } else { writeDouble(doubleValue(value), to: output) }
+            if let float = value as? Float {
+                writeDouble(Double(float), to: output)
+            } else {
+                writeDouble(doubleValue(value), to: output)
+            }
         case .decimalAttributeType:
             let decimal = (value as? Decimal) ?? (value as? NSDecimalNumber)?.decimalValue ?? Decimal(doubleValue(value))
             output.appendJSONString(decimal.description)
@@ -64,7 +68,9 @@ enum GraphValueCoding {
     }
 
     private static func unexpected(_ value: Any, _ attribute: NSAttributeDescription) -> StoreToolFailure {
-        StoreToolFailure("export: \(attribute.entity.name ?? "?").\(attribute.name) holds a \(type(of: value)), not a \(attribute.attributeType)")
+        StoreToolFailure(
+            "export: \(attribute.entity.name ?? "?").\(attribute.name) holds a \(type(of: value)), not a \(attribute.attributeType)"
+        )
     }
 
     static func integerText(_ value: Any) -> String? {
@@ -123,7 +129,8 @@ enum GraphValueCoding {
         if json is NSNull { return nil }
         func wrong() -> StoreToolFailure {
             StoreToolFailure(
-                "import: \(id).\(attribute.name): \(String(describing: json).prefix(40)) is not a valid \(typeName(attribute.attributeType))")
+                "import: \(id).\(attribute.name): \(String(describing: json).prefix(40)) is not a valid \(typeName(attribute.attributeType))"
+            )
         }
         switch attribute.attributeType {
         case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType:
@@ -152,7 +159,9 @@ enum GraphValueCoding {
                 if text == "NaN" { return Decimal.nan }
                 if let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) { return decimal }
             }
-            if let number = json as? JSONNumberText, let decimal = Decimal(string: number.text, locale: Locale(identifier: "en_US_POSIX")) {
+            if let number = json as? JSONNumberText,
+                let decimal = Decimal(string: number.text, locale: Locale(identifier: "en_US_POSIX"))
+            {
                 return decimal
             }
             throw wrong()

@@ -24,7 +24,9 @@ struct StoreCheckCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("The store (a Core Data SQLite file).", valueName: "store"))
     var store: String
 
-    @Option(help: ArgumentHelp("The model (.xcdatamodeld, .xcdatamodel, .momd); default: the store's cached model.", valueName: "model"))
+    @Option(
+        help: ArgumentHelp(
+            "The model (.xcdatamodeld, .xcdatamodel, .momd); default: the store's cached model.", valueName: "model"))
     var model: String?
 
     @Flag(help: "Print JSON for scripts.")
@@ -42,7 +44,8 @@ struct StoreCheckCommand: ParsableCommand {
             } else {
                 resolvedModel = try? NSManagedObjectModel.cachedModel(ofStoreAt: copy.url)
                 if resolvedModel == nil {
-                    StandardError.write("strata: note: no model (no --model, no cached model): to-one foreign keys are not checked\n")
+                    StandardError.write(
+                        "strata: note: no model (no --model, no cached model): to-one foreign keys are not checked\n")
                 }
             }
             var configuration = Configuration()

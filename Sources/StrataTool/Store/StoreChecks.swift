@@ -92,7 +92,8 @@ struct StoreChecks {
                 defects.append(
                     StoreDefect(
                         kind: "primary-key",
-                        message: "Z_PRIMARYKEY.Z_MAX of \(root.name) is \(root.max), below the largest Z_PK \(largest) in \(table)"))
+                        message:
+                            "Z_PRIMARYKEY.Z_MAX of \(root.name) is \(root.max), below the largest Z_PK \(largest) in \(table)"))
             }
             let family = Self.family(of: root.number, entities: entities)
             let counts = try Row.fetchAll(db, sql: "SELECT Z_ENT, count(*) AS n, min(Z_PK) AS first FROM \(table) GROUP BY Z_ENT")
@@ -182,7 +183,9 @@ struct StoreChecks {
                     defects.append(
                         StoreDefect(
                             kind: "join-table",
-                            message: "\(table).\(column.name): rows point at missing \(entity.name) rows (Z_PK \(Self.sample(missing)))"))
+                            message:
+                                "\(table).\(column.name): rows point at missing \(entity.name) rows (Z_PK \(Self.sample(missing)))"
+                        ))
                 }
             }
         }
@@ -207,7 +210,9 @@ struct StoreChecks {
             for (column, type) in try columns(db, table: table).sorted(by: { $0.key < $1.key }) where type == "BLOB" {
                 let rows = try Row.fetchAll(
                     db,
-                    sql: "SELECT Z_PK, \(column) AS value FROM \(table) WHERE length(\(column)) = 38 AND substr(\(column), 1, 1) = x'02'")
+                    sql:
+                        "SELECT Z_PK, \(column) AS value FROM \(table) WHERE length(\(column)) = 38 AND substr(\(column), 1, 1) = x'02'"
+                )
                 for row in rows {
                     let bytes: Data = row["value"] ?? Data()
                     guard bytes.last == 0, let name = String(data: bytes.dropFirst().dropLast(), encoding: .ascii),

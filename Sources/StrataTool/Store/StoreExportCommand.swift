@@ -21,7 +21,9 @@ struct StoreExportCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("The store (a Core Data SQLite file).", valueName: "store"))
     var store: String
 
-    @Option(help: ArgumentHelp("The model (.xcdatamodeld, .xcdatamodel, .momd); default: the store's cached model.", valueName: "model"))
+    @Option(
+        help: ArgumentHelp(
+            "The model (.xcdatamodeld, .xcdatamodel, .momd); default: the store's cached model.", valueName: "model"))
     var model: String?
 
     @Option(name: .shortAndLong, help: ArgumentHelp("Write to this file instead of standard output.", valueName: "file"))
@@ -60,7 +62,9 @@ struct StoreImportCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("The store to import into (made when missing).", valueName: "store"))
     var store: String
 
-    @Option(help: ArgumentHelp("The model (.xcdatamodeld, .xcdatamodel, .momd); default: the store's cached model.", valueName: "model"))
+    @Option(
+        help: ArgumentHelp(
+            "The model (.xcdatamodeld, .xcdatamodel, .momd); default: the store's cached model.", valueName: "model"))
     var model: String?
 
     @Flag(help: "Print a JSON summary.")
@@ -106,7 +110,8 @@ struct StoreImportCommand: ParsableCommand {
             history = StoreOpening.hasHistoryTables(copy.url)
             let coordinator = NSPersistentStoreCoordinator(managedObjectModel: resolved.model)
             try coordinator.replacePersistentStore(
-                at: work, destinationOptions: nil, withPersistentStoreFrom: copy.url, sourceOptions: nil, ofType: NSSQLiteStoreType)
+                at: work, destinationOptions: nil, withPersistentStoreFrom: copy.url, sourceOptions: nil,
+                ofType: NSSQLiteStoreType)
         } else {
             guard modelPath != nil else { throw StoreToolFailure("no store at \(path); give --model to make one") }
             resolved = try StoreOpening.model(path: modelPath, storeURL: nil, metadata: nil)

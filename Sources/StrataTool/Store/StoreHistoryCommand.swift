@@ -21,7 +21,9 @@ struct StoreHistoryCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("The store (a Core Data SQLite file).", valueName: "store"))
     var store: String
 
-    @Option(help: ArgumentHelp("The model (.xcdatamodeld, .xcdatamodel, .momd); default: the store's cached model.", valueName: "model"))
+    @Option(
+        help: ArgumentHelp(
+            "The model (.xcdatamodeld, .xcdatamodel, .momd); default: the store's cached model.", valueName: "model"))
     var model: String?
 
     @Option(help: ArgumentHelp("Only transactions after this one (its number, the token printed).", valueName: "token"))
@@ -43,7 +45,8 @@ struct StoreHistoryCommand: ParsableCommand {
             let opened = try StoreOpening.openReadOnly(store, modelPath: model, history: true)
             defer { opened.close() }
             guard StoreOpening.hasHistoryTables(opened.url) else {
-                throw StoreToolFailure("\(store) has no persistent history (it was never opened with NSPersistentHistoryTrackingKey)")
+                throw StoreToolFailure(
+                    "\(store) has no persistent history (it was never opened with NSPersistentHistoryTrackingKey)")
             }
             let request: NSPersistentHistoryChangeRequest
             if let after {
@@ -104,7 +107,8 @@ struct StoreHistoryCommand: ParsableCommand {
             head += "  \(transaction.processID)"
             lines.append(head)
             for change in (transaction.changes ?? []).sorted(by: { $0.changeID < $1.changeID }) {
-                var line = "  \(changeType(change.changeType).padding(toLength: 6, withPad: " ", startingAt: 0)) "
+                var line =
+                    "  \(changeType(change.changeType).padding(toLength: 6, withPad: " ", startingAt: 0)) "
                     + change.changedObjectID.toolIdentifier
                 if let updated = change.updatedProperties, !updated.isEmpty {
                     line += "  (" + updated.map(\.name).sorted().joined(separator: ", ") + ")"

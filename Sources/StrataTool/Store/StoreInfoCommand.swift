@@ -20,7 +20,9 @@ struct StoreInfoCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("The store (a Core Data SQLite file).", valueName: "store"))
     var store: String
 
-    @Option(help: ArgumentHelp("The model (.xcdatamodeld, .xcdatamodel, .momd); default: the store's cached model.", valueName: "model"))
+    @Option(
+        help: ArgumentHelp(
+            "The model (.xcdatamodeld, .xcdatamodel, .momd); default: the store's cached model.", valueName: "model"))
     var model: String?
 
     @Flag(help: "Print JSON for scripts.")
@@ -56,7 +58,9 @@ struct StoreInfo {
         type = (metadata[NSStoreTypeKey] as? String) ?? NSSQLiteStoreType
         uuid = (metadata[NSStoreUUIDKey] as? String) ?? ""
         frameworkVersion = metadata["NSPersistenceFrameworkVersion"]
-        versionIdentifiers = ((metadata[NSStoreModelVersionIdentifiersKey] as? [Any])?.map { "\($0)" } ?? []).filter { !$0.isEmpty }
+        versionIdentifiers = ((metadata[NSStoreModelVersionIdentifiersKey] as? [Any])?.map { "\($0)" } ?? []).filter {
+            !$0.isEmpty
+        }
         let known: Set<String> = [
             NSStoreTypeKey, NSStoreUUIDKey, "NSPersistenceFrameworkVersion", NSStoreModelVersionHashesKey,
             NSStoreModelVersionIdentifiersKey, "NSStoreModelVersionHashesVersion", "NSStoreModelVersionHashesDigest",

@@ -56,7 +56,9 @@ struct StoreMigrateCommand: ParsableCommand {
             }
             let mappingModel: NSMappingModel?
             if let mapping {
-                guard FileManager.default.fileExists(atPath: mapping) else { throw StoreToolFailure("no mapping model at \(mapping)") }
+                guard FileManager.default.fileExists(atPath: mapping) else {
+                    throw StoreToolFailure("no mapping model at \(mapping)")
+                }
                 guard let read = NSMappingModel(contentsOf: URL(fileURLWithPath: mapping)) else {
                     throw StoreToolFailure("\(mapping) is not a mapping model that can be read")
                 }
@@ -108,13 +110,16 @@ struct StoreMigrateCommand: ParsableCommand {
         {
             return found
         }
-        throw StoreToolFailure("the store's model is unknown (no cached model, and no version of \(to) matches it); give it with --from")
+        throw StoreToolFailure(
+            "the store's model is unknown (no cached model, and no version of \(to) matches it); give it with --from")
     }
 
     private func report(migrated: Bool, destination: ResolvedModel) {
         let target = output ?? store
         if json {
-            print("{\"migrated\":\(migrated),\"store\":\(JSONText.string(target)),\"model\":\(JSONText.string(destination.source))}")
+            print(
+                "{\"migrated\":\(migrated),\"store\":\(JSONText.string(target)),\"model\":\(JSONText.string(destination.source))}"
+            )
         } else if migrated {
             print("migrated \(store) to \(destination.source)" + (output.map { " into \($0)" } ?? ""))
         } else {

@@ -31,14 +31,18 @@ struct StoreQueryCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("The entity to fetch.", valueName: "entity"))
     var entity: String
 
-    @Option(help: ArgumentHelp("The model (.xcdatamodeld, .xcdatamodel, .momd); default: the store's cached model.", valueName: "model"))
+    @Option(
+        help: ArgumentHelp(
+            "The model (.xcdatamodeld, .xcdatamodel, .momd); default: the store's cached model.", valueName: "model"))
     var model: String?
 
     @Option(help: ArgumentHelp("An NSPredicate format string.", valueName: "predicate"))
     var predicate: String?
 
     // Unconditional: `--sort -createdAt` is a value, not an option.
-    @Option(parsing: .unconditional, help: ArgumentHelp("Sort keys, comma-separated; a leading - sorts descending.", valueName: "key,-key"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Sort keys, comma-separated; a leading - sorts descending.", valueName: "key,-key"))
     var sort: String?
 
     @Option(help: ArgumentHelp("At most this many objects.", valueName: "n"))
@@ -198,7 +202,9 @@ struct QueryKeyPath {
                 } else if let set = value as? NSSet {
                     let members = set.allObjects.compactMap { $0 as? NSManagedObject }
                     next.append(
-                        contentsOf: members.sorted { GraphValueCoding.idOrder($0.objectID.toolIdentifier, $1.objectID.toolIdentifier) })
+                        contentsOf: members.sorted {
+                            GraphValueCoding.idOrder($0.objectID.toolIdentifier, $1.objectID.toolIdentifier)
+                        })
                 } else {
                     next.append(value)
                 }

@@ -52,7 +52,8 @@ final class TransformableColumns {
         let located = values.compactMap { value in location(of: value.attribute).map { ($0, value) } }
         try queue.write { db in
             for ((table, column), value) in located {
-                try db.execute(sql: "UPDATE \(table) SET \(column) = ? WHERE Z_PK = ?", arguments: [value.bytes, value.primaryKey])
+                try db.execute(
+                    sql: "UPDATE \(table) SET \(column) = ? WHERE Z_PK = ?", arguments: [value.bytes, value.primaryKey])
             }
         }
     }

@@ -23,7 +23,8 @@ enum JSONText {
     /// A JSON document of property-list-like values (dictionaries, arrays, strings, numbers,
     /// booleans, `NSNull`), pretty-printed with sorted keys.
     static func document(_ value: Any) throws -> String {
-        let data = try JSONSerialization.data(withJSONObject: value, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+        let data = try JSONSerialization.data(
+            withJSONObject: value, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
         return String(decoding: data, as: UTF8.self)
     }
 }

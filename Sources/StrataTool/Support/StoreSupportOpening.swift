@@ -145,10 +145,12 @@ enum StoreOpening {
             guard let storeURL else { throw StoreToolFailure("no model: give one with --model") }
             do {
                 return ResolvedModel(
-                    model: try NSManagedObjectModel.cachedModel(ofStoreAt: storeURL), source: "cached in the store (Z_MODELCACHE)",
+                    model: try NSManagedObjectModel.cachedModel(ofStoreAt: storeURL),
+                    source: "cached in the store (Z_MODELCACHE)",
                     versionName: nil)
             } catch {
-                throw StoreToolFailure("the store has no cached model (Z_MODELCACHE) that can be read; give its model with --model")
+                throw StoreToolFailure(
+                    "the store has no cached model (Z_MODELCACHE) that can be read; give its model with --model")
             }
         }
         let url = URL(fileURLWithPath: path).standardizedFileURL
