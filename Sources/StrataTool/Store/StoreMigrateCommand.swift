@@ -46,14 +46,21 @@ struct StoreMigrateCommand: ParsableCommand {
             defer { try? FileManager.default.removeItem(at: copy.folder) }
             let metadata = try StoreOpening.metadata(of: copy.url, path: store)
             let destination = try StoreOpening.model(path: to, storeURL: nil, metadata: nil)
-            let source = try sourceModel(copy: copy.url, metadata: metadata)
             if let output, FileManager.default.fileExists(atPath: output) {
                 throw StoreToolFailure("\(output) already exists")
             }
             if destination.model.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata) {
+                // Nothing to migrate; --output still gets the store, as asked.
+                if let output {
+                    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: destination.model)
+                    try coordinator.replacePersistentStore(
+                        at: URL(fileURLWithPath: output).standardizedFileURL, destinationOptions: nil,
+                        withPersistentStoreFrom: copy.url, sourceOptions: nil, ofType: NSSQLiteStoreType)
+                }
                 report(migrated: false, destination: destination)
                 return
             }
+            let source = try sourceModel(copy: copy.url, metadata: metadata)
             let mappingModel: NSMappingModel?
             if let mapping {
                 guard FileManager.default.fileExists(atPath: mapping) else {
