@@ -14,10 +14,13 @@ struct StoreExportTests {
         let (store, model) = try StoreFixtures.makeShopStore(in: folder)
         let first = try StrataProgram.run(["store", "export", store.path])
         #expect(first.status == 0, "\(first.error)")
+        // Standard error is not a terminal here: no progress bar, nothing at all.
+        #expect(first.error.isEmpty, "\(first.error)")
         let copy = folder.appendingPathComponent("Copy.sqlite")
         let imported = try StrataProgram.run(
             ["store", "import", "-", copy.path, "--model", model.path], input: Data(first.output.utf8))
         #expect(imported.status == 0, "\(imported.error)")
+        #expect(imported.error.isEmpty, "\(imported.error)")
         #expect(imported.output.contains("imported 9 objects"), "\(imported.output)")
         let second = try StrataProgram.run(["store", "export", copy.path])
         #expect(second.status == 0, "\(second.error)")
