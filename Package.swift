@@ -145,12 +145,15 @@ let package = Package(
                 // `strata port` reads Swift sources with the real parser, not patterns.
                 .product(name: "SwiftParser", package: "swift-syntax"),
                 .product(name: "SwiftSyntax", package: "swift-syntax"),
+                // `strata store check` reads the tables themselves (Core Data's invariants).
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         .testTarget(
             name: "StrataToolTests",
             // strata-codegen: `model generate` is compared with the plugin's generator.
-            dependencies: ["Strata", "StrataTool", "strata-codegen"] + toolTestDependencies,
+            dependencies: ["Strata", "StrataTool", "strata-codegen", .product(name: "GRDB", package: "GRDB.swift")]
+                + toolTestDependencies,
             // Model files and Apple-style sources the tests run the tool on, not test code.
             exclude: ["Fixtures"]
         ),

@@ -2,10 +2,17 @@ import ArgumentParser
 
 /// `strata store …`: a store's metadata, objects, history and health, and moving its whole
 /// graph in and out as JSON.
+///
+/// Every command opens the store through Strata, with the model given by `--model` or, without
+/// it, the model Core Data cached in the store (`Z_MODELCACHE`). Commands that only read open a
+/// temporary copy read-only, so the store and its `-wal`/`-shm` files never change.
 struct StoreCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "store",
         abstract: "Inspect, query, export, import, migrate and check a Core Data store.",
-        subcommands: []
+        subcommands: [
+            StoreInfoCommand.self, StoreQueryCommand.self, StoreExportCommand.self, StoreImportCommand.self,
+            StoreMigrateCommand.self, StoreCheckCommand.self, StoreHistoryCommand.self,
+        ]
     )
 }
