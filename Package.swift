@@ -193,6 +193,7 @@ let package = Package(
             dependencies: [
                 "Strata", "StrataSyncServer", "StrataSyncProtocol", "SyncTestSupport", "strata-sync",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "JWTKit", package: "jwt-kit"),
             ]
         ),
         .executableTarget(name: "strata-codegen", dependencies: ["Strata", "StrataCodegen"]),
