@@ -1,7 +1,6 @@
 import Foundation
 import Hummingbird
 import JWTKit
-import Synchronization
 
 /// The claims the server reads from a bearer token: who (`sub`), until when (`exp`), and for
 /// which service (`aud`). Other claims are ignored.
@@ -98,8 +97,8 @@ final class RateLimiter: Sendable {
     }
 
     private let rate: Double
-    private let buckets = Mutex([String: Bucket]())
-    private let lastSweep = Mutex(ContinuousClock.now)
+    private let buckets = Locked([String: Bucket]())
+    private let lastSweep = Locked(ContinuousClock.now)
 
     init(requestsPerSecond: Double) {
         rate = requestsPerSecond

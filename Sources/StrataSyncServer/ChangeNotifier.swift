@@ -2,7 +2,6 @@ import Foundation
 import Logging
 import PostgresNIO
 import ServiceLifecycle
-import Synchronization
 
 /// Wakes long polls when a zone changes, on whichever instance the push arrived.
 ///
@@ -26,7 +25,7 @@ public final class ChangeNotifier: Service, Sendable {
         var listeningWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let client: PostgresClient
     private let logger: Logger
 

@@ -3,7 +3,6 @@ import Hummingbird
 import Logging
 import PostgresNIO
 import ServiceLifecycle
-import Synchronization
 
 /// One `strata-sync` instance: Hummingbird serving the endpoints of `SyncPaths` over
 /// PostgreSQL. Instances keep no state of their own, so any number of them may share one

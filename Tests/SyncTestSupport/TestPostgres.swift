@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
-import Synchronization
+import StrataSyncServer
 
 /// A PostgreSQL for tests: the server at `DATABASE_URL` when that is set, else a throw-away
 /// cluster this process starts on first use (Debian's PostgreSQL 15 binaries, a random port
@@ -170,16 +170,21 @@ public actor TestPostgres {
         posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
         let argv: [UnsafeMutablePointer<CChar>?] = ([program] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
+        let environment: [UnsafeMutablePointer<CChar>?] =
+            ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            environment.forEach { free($0) }
+        }
         var pid: pid_t = 0
-        let result = posix_spawn(&pid, program, &actions, nil, argv, environ)
+        let result = posix_spawn(&pid, program, &actions, nil, argv, environment)
         guard result == 0 else {
             throw TestPostgresError(message: "Cannot start \(program): \(String(cString: strerror(result)))")
         }
         return pid
     }
 
-    private static let noticed = Mutex(false)
+    private static let noticed = Locked(false)
 
     private static func noticeOnce(_ reason: String) {
         let first = noticed.withLock { noticed -> Bool in

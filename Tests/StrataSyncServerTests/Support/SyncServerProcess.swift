@@ -1,6 +1,6 @@
 import Foundation
+import StrataSyncServer
 import SyncTestSupport
-import Synchronization
 
 /// The built `strata-sync` program run as its own process, configured through the
 /// environment as a deployment would be.
@@ -18,7 +18,7 @@ final class SyncServerProcess: Sendable {
 
     /// What the server writes to standard error, gathered as it comes.
     private final class Output: Sendable {
-        let text = Mutex("")
+        let text = Locked("")
     }
 
     let process: Process
