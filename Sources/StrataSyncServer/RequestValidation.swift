@@ -50,7 +50,8 @@ enum RequestValidation {
         var previous: Int64?
         for batch in request.batches {
             guard batch.batchSequence >= 1 else { throw SyncError.badRequest("Batch sequence numbers start at 1.") }
-            if let previous, batch.batchSequence != previous + 1 {
+            // Subtracting from a number ≥ 1 cannot overflow; adding to Int64.max would.
+            if let previous, batch.batchSequence - 1 != previous {
                 throw SyncError.badRequest(
                     "The batches of one push must be consecutive (\(previous), then \(batch.batchSequence)).")
             }

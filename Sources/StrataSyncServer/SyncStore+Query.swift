@@ -64,7 +64,19 @@ extension SyncStore {
         guard let format, !format.trimmingCharacters(in: .whitespaces).isEmpty else {
             return try NSPredicate.parse(format: "TRUEPREDICATE")
         }
-        guard format.utf8.count <= 16 * 1024 else { throw SyncError.badRequest("The predicate is too long.") }
+        guard format.utf8.count <= 8 * 1024 else { throw SyncError.badRequest("The predicate is too long.") }
+        // The parser recurses once per nesting level: a bound keeps a hostile predicate from
+        // exhausting the stack. (Brackets inside string constants count too; no real
+        // predicate comes near.)
+        var depth = 0
+        for byte in format.utf8 {
+            if byte == UInt8(ascii: "(") || byte == UInt8(ascii: "{") {
+                depth += 1
+                guard depth <= 64 else { throw SyncError.badRequest("The predicate nests too deeply (64 levels at most).") }
+            } else if byte == UInt8(ascii: ")") || byte == UInt8(ascii: "}") {
+                depth -= 1
+            }
+        }
         do {
             return try NSPredicate.parse(format: format)
         } catch {

@@ -98,10 +98,12 @@ struct QueryTests {
     func badPredicate() async throws {
         try await withSyncServer { fixture in
             try await seed(fixture.alice)
-            for format in ["CD_title ==", "CD_title = %@", "((CD_count > 1", "CD_title LIKEWISE 'x'"] {
+            let deep = String(repeating: "(", count: 100) + "CD_count > 1" + String(repeating: ")", count: 100)
+            let long = Array(repeating: "CD_count > 1", count: 700).joined(separator: " OR ")
+            for format in ["CD_title ==", "CD_title = %@", "((CD_count > 1", "CD_title LIKEWISE 'x'", deep, long] {
                 let reply = try await fixture.alice.query(QueryRequest(recordType: "CD_Habit", predicate: format))
-                #expect(reply.status == 400, "\(format): \(reply.text)")
-                #expect(reply.error?.message.contains("predicate") == true, "\(format)")
+                #expect(reply.status == 400, "\(format.prefix(80)): \(reply.text)")
+                #expect(reply.error?.message.contains("predicate") == true, "\(format.prefix(80))")
             }
             #expect(try await fixture.alice.query(QueryRequest(recordType: "bad type!", predicate: nil)).status == 400)
         }

@@ -159,6 +159,7 @@ struct SecurityTests {
             deleteWithoutClock.deleteClock = nil
             replies.append(("delete without a clock", try await fixture.alice.push(push("c", [(1, [deleteWithoutClock])]))))
             replies.append(("batch 0", try await fixture.alice.push(push("c", [(0, [])]))))
+            replies.append(("batches past Int64.max", try await fixture.alice.push(push("c", [(Int64.max, []), (1, [])]))))
             replies.append(("garbage token", try await fixture.alice.changes(since: "garbage!!")))
             replies.append(("token of JSON junk", try await fixture.alice.changes(since: "eyJhIjoxfQ")))
             replies.append(("negative limit", try await fixture.alice.changes(limit: -1)))
