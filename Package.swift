@@ -112,6 +112,12 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
         // Already in the graph through Hummingbird; named here for `TodoWeb`'s graceful shutdown.
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0"),
+        // The sync server's database (PostgreSQL, so that several instances share one) and the
+        // JSON Web Tokens it takes as bearer tokens; jwt-kit brings swift-crypto, whose SHA-256
+        // names assets by their content.
+        .package(url: "https://github.com/vapor/postgres-nio", exact: "1.33.2"),
+        .package(url: "https://github.com/vapor/jwt-kit", exact: "5.8.0"),
+        .package(url: "https://github.com/apple/swift-crypto", exact: "4.5.2"),
     ],
     targets: coreDataTargets + [
         .target(
@@ -160,6 +166,54 @@ let package = Package(
         // The wire format of the sync protocol, shared by the sync server and the client.
         .target(name: "StrataSyncProtocol"),
         .testTarget(name: "StrataSyncProtocolTests", dependencies: ["StrataSyncProtocol"]),
+        // The sync server (`strata-sync`): a library, so that tests and the load program start
+        // servers in their own process, and the executable that configures it from flags and
+        // the environment. Strata is needed for its predicate language (queries).
+        .target(
+            name: "StrataSyncServer",
+            dependencies: [
+                "Strata",
+                "StrataSyncProtocol",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .executableTarget(
+            name: "strata-sync",
+            dependencies: ["StrataSyncServer", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        // 50 clients pushing through two instances (BENCHMARKS.md, "Sync").
+        .executableTarget(
+            name: "strata-sync-load",
+            dependencies: ["StrataSyncServer", "SyncTestSupport"],
+            path: "Benchmarks/StrataSyncLoad"
+        ),
+        // A throw-away PostgreSQL cluster per test process (or DATABASE_URL), a fresh
+        // database per test, signed tokens and an HTTP client: for the server's tests, the
+        // client's tests and the load program.
+        .target(
+            name: "SyncTestSupport",
+            dependencies: [
+                "StrataSyncServer",
+                "StrataSyncProtocol",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Tests/SyncTestSupport"
+        ),
+        .testTarget(
+            name: "StrataSyncServerTests",
+            dependencies: [
+                "Strata", "StrataSyncServer", "StrataSyncProtocol", "SyncTestSupport", "strata-sync",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+            ]
+        ),
         .executableTarget(name: "strata-codegen", dependencies: ["Strata", "StrataCodegen"]),
         .plugin(
             name: "StrataModelPlugin",

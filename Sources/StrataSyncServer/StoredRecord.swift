@@ -1,0 +1,86 @@
+import Foundation
+import StrataSyncProtocol
+
+/// A record as the `records` table keeps it, and the merge of pushed changes into it.
+///
+/// The merge is per field, last writer wins by hybrid logical clock: a field takes a pushed
+/// value only when the value's clock is greater than the clock stored for that field, so the
+/// order in which pushes arrive never changes the outcome (equal clocks are the same write,
+/// sent again). A delete at clock `d` drops every field whose clock is not after `d`; with
+/// none left the record is a tombstone. Later values whose clocks are not after the newest
+/// delete are ignored, so a delete wins over the updates it may have raced with, and a record
+/// comes back only through a change made after its delete. Both rules commute, which is what
+/// lets clients apply the same changes in any order and still agree.
+struct StoredRecord: Sendable, Equatable {
+    var recordType: String
+    var recordName: String
+    var fields: [String: FieldValue] = [:]
+    var clocks: [String: HybridLogicalClock] = [:]
+    var deleted = false
+    /// The newest delete's clock; kept after the record comes back, so that changes older
+    /// than the delete still lose.
+    var deleteClock: HybridLogicalClock?
+    var serverSequence: Int64 = 0
+    var changedBy: String?
+
+    /// Merges one change into the record; whether the record changed (and so needs a new
+    /// sequence number).
+    mutating func apply(_ change: RecordChange) -> Bool {
+        switch change.operation {
+        case .upsert: applyUpsert(change)
+        case .delete:
+            if let clock = change.deleteClock { applyDelete(clock) } else { false }
+        }
+    }
+
+    private mutating func applyUpsert(_ change: RecordChange) -> Bool {
+        var changed = false
+        for (name, value) in change.fields {
+            guard let clock = change.clocks[name] else { continue }
+            if let deleteClock, clock <= deleteClock { continue }
+            if let stored = clocks[name], clock <= stored { continue }
+            fields[name] = value
+            clocks[name] = clock
+            changed = true
+        }
+        if changed && deleted {
+            deleted = false
+        }
+        return changed
+    }
+
+    private mutating func applyDelete(_ clock: HybridLogicalClock) -> Bool {
+        if let deleteClock, clock <= deleteClock { return false }
+        deleteClock = clock
+        for (name, fieldClock) in clocks where fieldClock <= clock {
+            clocks[name] = nil
+            fields[name] = nil
+        }
+        if fields.isEmpty {
+            deleted = true
+        }
+        return true
+    }
+
+    /// The record as pulls and queries answer with it; the delete clock only on tombstones,
+    /// where it is the delete the client must apply.
+    var state: RecordState {
+        RecordState(
+            recordType: recordType, recordName: recordName, fields: fields, clocks: clocks, deleted: deleted,
+            deleteClock: deleted ? deleteClock : nil, serverSequence: serverSequence, changedBy: changedBy)
+    }
+}
+
+/// JSON of the `fields` and `clocks` columns: the wire format's own encoding, so that what
+/// comes out of the database decodes with the types that went in.
+enum RecordJSON {
+    static func encode<Value: Encodable>(_ value: Value) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+
+    static func decode<Value: Decodable>(_ type: Value.Type, _ text: String) throws -> Value {
+        try JSONDecoder().decode(Value.self, from: Data(text.utf8))
+    }
+}
