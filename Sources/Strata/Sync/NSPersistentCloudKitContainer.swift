@@ -146,13 +146,19 @@ open class NSPersistentCloudKitContainer: NSPersistentContainer, @unchecked Send
             }
             if entity.superentity == nil {
                 var fields = SyncRecordMapping.syncedAttributes(of: entity).map(SyncRecordMapping.field(of:))
-                fields += SyncRecordMapping.syncedRelationships(of: entity).filter { SyncRecordMapping.form(of: $0) == .reference }
-                    .map(SyncRecordMapping.field(of:))
-                lines.append("\(SyncRecordMapping.recordType(of: entity)): \(([SyncRecordMapping.entityNameField] + fields.sorted()).joined(separator: ", "))")
+                fields += SyncRecordMapping.syncedRelationships(of: entity).filter {
+                    SyncRecordMapping.form(of: $0) == .reference
+                }
+                .map(SyncRecordMapping.field(of:))
+                lines.append(
+                    "\(SyncRecordMapping.recordType(of: entity)): \(([SyncRecordMapping.entityNameField] + fields.sorted()).joined(separator: ", "))"
+                )
             }
         }
         if options.contains(.printSchema) {
-            print((lines + ["CDMR: CD_entity1, CD_entity2, CD_recordName1, CD_recordName2, CD_relationship1, CD_relationship2"]).joined(separator: "\n"))
+            print(
+                (lines + ["CDMR: CD_entity1, CD_entity2, CD_recordName1, CD_recordName2, CD_relationship1, CD_relationship2"])
+                    .joined(separator: "\n"))
         }
         guard problems.isEmpty else {
             throw CoreDataError.make(
@@ -204,8 +210,12 @@ open class NSPersistentCloudKitContainer: NSPersistentContainer, @unchecked Send
         return try metadata.read { db in
             SyncStatus(
                 clientID: try SyncMetadata.value(.clientID, in: db),
-                pendingChanges: pendingHistory + (try Int.fetchOne(
-                    db, sql: "SELECT coalesce(sum(json_array_length(ZBODY, '$.changes')), 0) FROM \(SyncMetadata.outboxTable)") ?? 0),
+                pendingChanges: pendingHistory
+                    + (try Int.fetchOne(
+                        db,
+                        sql:
+                            "SELECT coalesce(sum(json_array_length(CAST(ZBODY AS TEXT), '$.changes')), 0) FROM \(SyncMetadata.outboxTable)"
+                    ) ?? 0),
                 lastImport: try SyncMetadata.date(.lastImport, in: db),
                 lastExport: try SyncMetadata.date(.lastExport, in: db),
                 lastError: try SyncMetadata.value(.lastError, in: db))
@@ -229,7 +239,9 @@ open class NSPersistentCloudKitContainer: NSPersistentContainer, @unchecked Send
 
     /// The server and token of the container registered with an identifier (the `CloudKit`
     /// module's `CKContainer(identifier:)` reads them).
-    public static func syncConnection(forContainerIdentifier identifier: String) -> (
+    public static func syncConnection(
+        forContainerIdentifier identifier: String
+    ) -> (
         serverURL: URL, tokenProvider: (@Sendable () async throws -> String)?, zoneName: String
     )? {
         registry.withLock { registry in

@@ -26,6 +26,10 @@ open class NSPersistentCloudKitContainerOptions: NSObject, @unchecked Sendable {
     /// How long a pull waits on the server for a change before asking again (a long poll),
     /// in seconds.
     open var longPollSeconds: Int = 25
+    /// Whether the container syncs by itself: at load, after each local save, and whenever
+    /// the server has news (Strata, beyond Apple). A command-line program that calls
+    /// `syncNow()` around its work sets it to false; so do tests that simulate offline periods.
+    open var syncsAutomatically = true
 
     /// Options for the container with the identifier.
     public init(containerIdentifier: String) {

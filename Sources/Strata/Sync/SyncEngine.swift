@@ -18,6 +18,7 @@ final class SyncEngine: @unchecked Sendable {
     let client: SyncServerClient
     let zone: String
     let longPollSeconds: Int
+    let syncsAutomatically: Bool
     private weak var container: NSPersistentCloudKitContainer?
     private let turn: SyncTurn
     private let state = Protected(State())
@@ -47,12 +48,14 @@ final class SyncEngine: @unchecked Sendable {
         self.client = SyncServerClient(serverURL: serverURL, tokenProvider: options.tokenProvider)
         self.zone = options.zoneName
         self.longPollSeconds = options.longPollSeconds
+        self.syncsAutomatically = options.syncsAutomatically
         self.turn = SyncTurn.forStore(store.url?.standardizedFileURL.path ?? UUID().uuidString)
     }
 
     // MARK: Running
 
     func start() {
+        guard syncsAutomatically else { return }
         let saves = NotificationCenter.default.addObserver(forName: .NSManagedObjectContextDidSave, object: nil, queue: nil) {
             [weak self] notification in
             guard let self, let context = notification.object as? NSManagedObjectContext,
@@ -100,6 +103,7 @@ final class SyncEngine: @unchecked Sendable {
                 delay = 1
             } catch {
                 if isStopped || Task.isCancelled { return }
+                forgetSetUpIfZoneIsGone(error)
                 try? await Task.sleep(nanoseconds: UInt64(Self.retryDelay(after: error, current: delay) * 1e9))
                 delay = min(delay * 2, 30)
             }
@@ -141,10 +145,25 @@ final class SyncEngine: @unchecked Sendable {
 
     /// Exports, pushes and pulls until the server has nothing more: what `syncNow()` does.
     func synchronize() async throws {
-        try await setUpIfNeeded()
-        try await exportCycle()
-        while try await importCycle(wait: 0) {}
-        try await exportCycle()
+        do {
+            try await setUpIfNeeded()
+            try await exportCycle()
+            while try await importCycle(wait: 0) {}
+            try await exportCycle()
+        } catch {
+            forgetSetUpIfZoneIsGone(error)
+            throw error
+        }
+    }
+
+    /// A zone deleted on the server (404) is made again at the next setup; its new epoch then
+    /// answers the old pull token with 410, which resyncs.
+    private func forgetSetUpIfZoneIsGone(_ error: any Error) {
+        let error = error as NSError
+        guard error.domain == SyncServerError.domain, error.code == SyncServerError.Code.zoneNotFound.rawValue else {
+            return
+        }
+        state.withLock { $0.isSetUp = false }
     }
 
     // MARK: Setup
@@ -282,7 +301,7 @@ final class SyncEngine: @unchecked Sendable {
         let answer: ChangesResponse
         do {
             answer = try await client.changes(zone: zone, since: token, limit: pageSize, wait: wait)
-        } catch where SyncServerError.isResyncRequired(error) {
+        } catch  where SyncServerError.isResyncRequired(error) {
             try await resync()
             return false
         }
@@ -315,7 +334,9 @@ final class SyncEngine: @unchecked Sendable {
     /// Applies a page; a local save that raced the importer's (a version conflict) makes it
     /// export that save and apply again.
     @discardableResult
-    private func applyWithRetries(_ records: [RecordState], nextToken: String?, assets: [String: Data]) throws
+    private func applyWithRetries(
+        _ records: [RecordState], nextToken: String?, assets: [String: Data]
+    ) throws
         -> SyncImporter.Outcome
     {
         var attempt = 0

@@ -20,6 +20,7 @@ struct SyncExporter {
     private struct Work {
         var names: [NSManagedObjectID: String] = [:]
         var newNames: [(id: NSManagedObjectID, name: String, type: String)] = []
+        var newlyNamed = Set<String>()
         var clocks: [(record: String, field: String, clock: HybridLogicalClock)] = []
         /// Link changes by link name: the ends when added, nil when removed.
         var links: [String: (SyncRecordMapping.LinkEnd, SyncRecordMapping.LinkEnd)?] = [:]
@@ -92,7 +93,9 @@ struct SyncExporter {
             }
             for (record, field, reading) in work.clocks { try SyncMetadata.setClock(reading, field: field, of: record, in: db) }
             for (name, ends) in work.links {
-                if let (one, other) = ends { try SyncMetadata.setLink(name, one, other, in: db) } else {
+                if let (one, other) = ends {
+                    try SyncMetadata.setLink(name, one, other, in: db)
+                } else {
                     try SyncMetadata.removeLink(name, in: db)
                 }
             }
@@ -141,7 +144,8 @@ struct SyncExporter {
     }
 
     /// The objects of the IDs still in the store, read in bulk per entity.
-    private func fetch(_ ids: [NSManagedObjectID], context: NSManagedObjectContext) throws -> [NSManagedObjectID: NSManagedObject] {
+    private func fetch(_ ids: [NSManagedObjectID], context: NSManagedObjectContext) throws -> [NSManagedObjectID: NSManagedObject]
+    {
         var found: [NSManagedObjectID: NSManagedObject] = [:]
         let byEntity = Dictionary(grouping: ids) { $0.entity.name ?? "" }
         for (name, group) in byEntity {
@@ -150,6 +154,11 @@ struct SyncExporter {
                 let request = NSFetchRequest<NSManagedObject>(entityName: name)
                 request.predicate = NSPredicate(format: "self IN %@", chunk)
                 request.includesSubentities = false
+                // The relationships an export reads, loaded with the objects rather than one
+                // query per object.
+                if let entity = chunk.first?.entity {
+                    request.relationshipKeyPathsForPrefetching = SyncRecordMapping.syncedRelationships(of: entity).map(\.name)
+                }
                 for object in try context.fetch(request) { found[object.objectID] = object }
             }
         }
@@ -213,13 +222,19 @@ struct SyncExporter {
     ) throws {
         let end = SyncRecordMapping.LinkEnd(
             entity: object.entity.name ?? "", recordName: recordName, relationship: relationship.name)
-        var known = Set(
-            try metadata.read { db in
-                try SyncMetadata.links(from: recordName, relationship: relationship.name, in: db).map(\.name)
-            })
+        // An object named in this run has no links known yet (no read for each new object).
+        let isNamedNow = work.newlyNamed.contains(recordName)
+        var known =
+            isNamedNow
+            ? Set<String>()
+            : Set(
+                try metadata.read { db in
+                    try SyncMetadata.links(from: recordName, relationship: relationship.name, in: db).map(\.name)
+                })
         for (name, ends) in work.links {
-            if let (one, other) = ends, (one.recordName == recordName && one.relationship == relationship.name)
-                || (other.recordName == recordName && other.relationship == relationship.name)
+            if let (one, other) = ends,
+                (one.recordName == recordName && one.relationship == relationship.name)
+                    || (other.recordName == recordName && other.relationship == relationship.name)
             {
                 known.insert(name)
             } else if ends == nil {
@@ -254,9 +269,11 @@ struct SyncExporter {
     }
 
     private func exportDelete(of id: NSManagedObjectID, clock: inout SyncClock, work: inout Work) throws {
-        guard let recordName = try work.names[id] ?? metadata.read({ db in
-            try SyncMetadata.recordName(entity: id.entity.name ?? "", primaryKey: id.primaryKey, in: db)
-        })
+        guard
+            let recordName = try work.names[id]
+                ?? metadata.read({ db in
+                    try SyncMetadata.recordName(entity: id.entity.name ?? "", primaryKey: id.primaryKey, in: db)
+                })
         else { return }
         appendDelete(of: recordName, type: SyncRecordMapping.recordType(of: id.entity), clock: &clock, work: &work)
         work.forgotten.append(recordName)
@@ -302,6 +319,7 @@ struct SyncExporter {
         let name = SyncRecordMapping.newRecordName(for: id.entity)
         work.names[id] = name
         work.newNames.append((id, name, SyncRecordMapping.recordType(of: id.entity)))
+        work.newlyNamed.insert(name)
         return name
     }
 

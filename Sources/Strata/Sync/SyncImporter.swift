@@ -36,18 +36,29 @@ struct SyncImporter {
         var state = ApplyState(model: model, store: store)
         var byName: [String: RecordState] = [:]
         var order: [String] = []
-        for record in try metadata.read({ db in try SyncMetadata.deferred(in: db) }) + page {
+        let deferred = try metadata.read { db in try SyncMetadata.deferred(in: db) }
+        for record in deferred + page {
             if byName[record.recordName] == nil { order.append(record.recordName) }
             byName[record.recordName] = record
         }
+        // Deferred records hold only their unresolved fields; pulled ones are whole.
+        state.partial = Set(deferred.map(\.recordName)).subtracting(page.map(\.recordName))
         let records = order.compactMap { byName[$0] }
-        try metadata.read { db in
-            for record in records where record.recordType != SyncRecordMapping.linkRecordType {
-                try applyObject(record, db: db, context: context, assets: assets, clock: &clock, state: &state)
-            }
-            for record in records where record.recordType == SyncRecordMapping.linkRecordType {
-                try applyLink(record, db: db, context: context, clock: &clock, state: &state)
-            }
+        // Metadata is read in short reads of its own: the context's fetches use the same
+        // database, and GRDB's reads do not nest.
+        state.pending = try metadata.read { db in try Self.pendingFields(in: db) }
+        for record in records where record.recordType != SyncRecordMapping.linkRecordType {
+            try applyObject(record, context: context, assets: assets, clock: &clock, state: &state)
+        }
+        // References to records later in the page, now that every record of it has an object.
+        let unresolved = state.deferred
+        state.deferred = []
+        state.partial.formUnion(unresolved.map(\.recordName))
+        for record in unresolved {
+            try applyObject(record, context: context, assets: assets, clock: &clock, state: &state)
+        }
+        for record in records where record.recordType == SyncRecordMapping.linkRecordType {
+            try applyLink(record, context: context, clock: &clock, state: &state)
         }
         try context.obtainPermanentIDs(for: state.created.map(\.object))
         let clockReading = clock.last.description
@@ -62,8 +73,15 @@ struct SyncImporter {
             for (record, field, reading) in finalState.clocks {
                 try SyncMetadata.setClock(reading, field: field, of: record, in: db)
             }
+            for (record, field) in finalState.droppedClocks {
+                try db.execute(
+                    sql: "DELETE FROM \(SyncMetadata.clockTable) WHERE ZRECORDNAME = ? AND ZFIELD = ?",
+                    arguments: [record, field])
+            }
             for (name, ends) in finalState.links {
-                if let (one, other) = ends { try SyncMetadata.setLink(name, one, other, in: db) } else {
+                if let (one, other) = ends {
+                    try SyncMetadata.setLink(name, one, other, in: db)
+                } else {
                     try SyncMetadata.removeLink(name, in: db)
                 }
             }
@@ -96,8 +114,13 @@ struct SyncImporter {
         var forgotten: [String] = []
         var clocks: [(record: String, field: String, clock: HybridLogicalClock)] = []
         var links: [String: (SyncRecordMapping.LinkEnd, SyncRecordMapping.LinkEnd)?] = [:]
+        var droppedClocks: [(record: String, field: String)] = []
         var deferred: [RecordState] = []
         var applied = 0
+        /// Records given by their unresolved fields only (deferred before).
+        var partial = Set<String>()
+        /// Fields of records waiting in the outbox, by `recordName + "\u{1F}" + field`.
+        var pending = Set<String>()
 
         init(model: NSManagedObjectModel, store: NSPersistentStore) {
             self.model = model
@@ -107,10 +130,10 @@ struct SyncImporter {
 
     /// The local object of a record, if it has one.
     private func object(
-        named recordName: String, db: Database, context: NSManagedObjectContext, state: ApplyState
+        named recordName: String, context: NSManagedObjectContext, state: ApplyState
     ) throws -> NSManagedObject? {
         if let created = state.createdByName[recordName] { return created }
-        guard let (entityName, primaryKey) = try SyncMetadata.object(named: recordName, in: db),
+        guard let (entityName, primaryKey) = try metadata.read({ db in try SyncMetadata.object(named: recordName, in: db) }),
             let entity = state.model.entitiesByName[entityName]
         else { return nil }
         let id = NSManagedObjectID(entity: entity, primaryKey: primaryKey, store: store)
@@ -119,16 +142,32 @@ struct SyncImporter {
     }
 
     private func applyObject(
-        _ record: RecordState, db: Database, context: NSManagedObjectContext, assets: [String: Data],
+        _ record: RecordState, context: NSManagedObjectContext, assets: [String: Data],
         clock: inout SyncClock, state: inout ApplyState
     ) throws {
         for reading in record.clocks.values { clock.observe(reading) }
         if let reading = record.deleteClock { clock.observe(reading) }
-        let local = try SyncMetadata.clocks(of: record.recordName, in: db)
-        let existing = try object(named: record.recordName, db: db, context: context, state: state)
+        let local = try metadata.read { db in try SyncMetadata.clocks(of: record.recordName, in: db) }
+        let existing = try object(named: record.recordName, context: context, state: state)
+        if record.deleted && Self.hasChange(in: local, newerThan: record.deleteClock) {
+            // A change made here after the delete, not yet pushed, brings the record back on
+            // the server (with the fields changed after the delete): keep the object.
+            return
+        }
         if record.deleted {
             if let existing { context.delete(existing) }
             state.forgotten.append(record.recordName)
+            // Its links went with the object: forgotten too, so that a link record that comes
+            // back with the object is applied again rather than taken for an echo.
+            let links = try metadata.read { db in
+                try String.fetchAll(
+                    db, sql: "SELECT ZNAME FROM \(SyncMetadata.linkTable) WHERE ZRECORD1 = ? OR ZRECORD2 = ?",
+                    arguments: [record.recordName, record.recordName])
+            }
+            for name in links {
+                state.forgotten.append(name)
+                state.links[name] = .some(nil)
+            }
             if let reading = record.deleteClock {
                 state.clocks.append((record.recordName, SyncExporter.deletedField, reading))
             }
@@ -174,7 +213,7 @@ struct SyncImporter {
             } else if let relationship = target.entity.relationshipsByName[name], !relationship.isToMany {
                 switch value {
                 case .reference(let other):
-                    guard let related = try object(named: other, db: db, context: context, state: state) else {
+                    guard let related = try object(named: other, context: context, state: state) else {
                         unresolved[field] = value
                         unresolvedClocks[field] = remoteClock
                         continue
@@ -190,6 +229,9 @@ struct SyncImporter {
             }
             if let remoteClock { state.clocks.append((record.recordName, field, remoteClock)) }
         }
+        if !isNew && !state.partial.contains(record.recordName) {
+            dropFieldsTheServerDropped(record, local: local, from: target, state: &state)
+        }
         if !unresolved.isEmpty {
             state.deferred.append(
                 RecordState(
@@ -198,6 +240,44 @@ struct SyncImporter {
                     changedBy: record.changedBy))
         }
         state.applied += 1
+    }
+
+    /// A field the server's whole record lacks, though this store has a clock for it that is not
+    /// waiting to be pushed, was dropped by a delete newer than it (the record came back
+    /// through later changes): it goes back to its default here too, as on a store that makes
+    /// the object anew from the record.
+    private func dropFieldsTheServerDropped(
+        _ record: RecordState, local: [String: HybridLogicalClock], from object: NSManagedObject, state: inout ApplyState
+    ) {
+        for field in local.keys where field.hasPrefix("CD_") && record.fields[field] == nil {
+            guard !state.pending.contains(record.recordName + "\u{1F}" + field) else { continue }
+            let name = String(field.dropFirst(3))
+            if let attribute = object.entity.attributesByName[name] {
+                object.setValue(attribute.defaultValue, forKey: name)
+            } else if let relationship = object.entity.relationshipsByName[name], !relationship.isToMany {
+                object.setValue(nil, forKey: name)
+            } else {
+                continue
+            }
+            state.droppedClocks.append((record.recordName, field))
+        }
+    }
+
+    /// Whether a record's clocks here hold a change newer than a remote delete.
+    static func hasChange(in local: [String: HybridLogicalClock], newerThan delete: HybridLogicalClock?) -> Bool {
+        guard let delete else { return false }
+        return local.contains { $0.key != SyncExporter.deletedField && $0.value > delete }
+    }
+
+    /// The fields of the records in the outbox (local changes the server has not taken yet).
+    static func pendingFields(in db: Database) throws -> Set<String> {
+        var fields = Set<String>()
+        for batch in try SyncMetadata.outbox(limit: .max, in: db) {
+            for change in batch.changes {
+                for field in change.fields.keys { fields.insert(change.recordName + "\u{1F}" + field) }
+            }
+        }
+        return fields
     }
 
     /// The entity a record's object belongs to: `CD_entityName`, else the record type's.
@@ -210,20 +290,24 @@ struct SyncImporter {
     }
 
     private func applyLink(
-        _ record: RecordState, db: Database, context: NSManagedObjectContext, clock: inout SyncClock,
+        _ record: RecordState, context: NSManagedObjectContext, clock: inout SyncClock,
         state: inout ApplyState
     ) throws {
         for reading in record.clocks.values { clock.observe(reading) }
         if let reading = record.deleteClock { clock.observe(reading) }
-        let local = try SyncMetadata.clocks(of: record.recordName, in: db)
+        let local = try metadata.read { db in try SyncMetadata.clocks(of: record.recordName, in: db) }
+        // A link added here after the delete comes back on the server when pushed: keep it.
+        if record.deleted && Self.hasChange(in: local, newerThan: record.deleteClock) { return }
         if record.deleted {
             let ends: (SyncRecordMapping.LinkEnd, SyncRecordMapping.LinkEnd)?
-            if let pending = state.links[record.recordName] { ends = pending } else {
-                ends = try SyncMetadata.link(named: record.recordName, in: db)
+            if let pending = state.links[record.recordName] {
+                ends = pending
+            } else {
+                ends = try metadata.read { db in try SyncMetadata.link(named: record.recordName, in: db) }
             }
             if let (one, other) = ends,
-                let first = try object(named: one.recordName, db: db, context: context, state: state),
-                let second = try object(named: other.recordName, db: db, context: context, state: state),
+                let first = try object(named: one.recordName, context: context, state: state),
+                let second = try object(named: other.recordName, context: context, state: state),
                 first.entity.relationshipsByName[one.relationship] != nil
             {
                 first.mutableSetValue(forKey: one.relationship).remove(second)
@@ -239,8 +323,8 @@ struct SyncImporter {
         if let deletedHere = local[SyncExporter.deletedField], let newest, newest <= deletedHere { return }
         if let known = local.values.max(), let newest, newest <= known { return }
         guard let (one, other) = SyncRecordMapping.linkEnds(of: record.fields) else { return }
-        guard let first = try object(named: one.recordName, db: db, context: context, state: state),
-            let second = try object(named: other.recordName, db: db, context: context, state: state)
+        guard let first = try object(named: one.recordName, context: context, state: state),
+            let second = try object(named: other.recordName, context: context, state: state)
         else {
             state.deferred.append(record)
             return

@@ -55,7 +55,8 @@ struct SyncServerClient: Sendable {
         do {
             return try JSONDecoder().decode(Answer.self, from: data)
         } catch {
-            throw SyncServerError.make(.serverResponseLost, "The sync server's answer to \(method) \(path) could not be read: \(error)")
+            throw SyncServerError.make(
+                .serverResponseLost, "The sync server's answer to \(method) \(path) could not be read: \(error)")
         }
     }
 
@@ -65,7 +66,9 @@ struct SyncServerClient: Sendable {
         guard var components = URLComponents(url: serverURL, resolvingAgainstBaseURL: false) else {
             throw SyncServerError.make(.badContainer, "The sync server URL \(serverURL) is not a URL.")
         }
-        let base = components.percentEncodedPath.hasSuffix("/") ? String(components.percentEncodedPath.dropLast()) : components.percentEncodedPath
+        let base =
+            components.percentEncodedPath.hasSuffix("/")
+            ? String(components.percentEncodedPath.dropLast()) : components.percentEncodedPath
         components.percentEncodedPath = base + path
         if !query.isEmpty { components.queryItems = query }
         guard let url = components.url else {
