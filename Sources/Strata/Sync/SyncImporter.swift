@@ -50,6 +50,10 @@ struct SyncImporter {
         for record in records where record.recordType != SyncRecordMapping.linkRecordType {
             try applyObject(record, context: context, assets: assets, clock: &clock, state: &state)
         }
+        // An object made again (a record that came back after a delete here) gets back the
+        // links this store knows for it: the server does not send a link record again unless
+        // the link itself changes.
+        for (name, object) in state.created { try restoreLinks(of: name, object: object, context: context, state: state) }
         // References to records later in the page, now that every record of it has an object.
         let unresolved = state.deferred
         state.deferred = []
@@ -157,17 +161,6 @@ struct SyncImporter {
         if record.deleted {
             if let existing { context.delete(existing) }
             state.forgotten.append(record.recordName)
-            // Its links went with the object: forgotten too, so that a link record that comes
-            // back with the object is applied again rather than taken for an echo.
-            let links = try metadata.read { db in
-                try String.fetchAll(
-                    db, sql: "SELECT ZNAME FROM \(SyncMetadata.linkTable) WHERE ZRECORD1 = ? OR ZRECORD2 = ?",
-                    arguments: [record.recordName, record.recordName])
-            }
-            for name in links {
-                state.forgotten.append(name)
-                state.links[name] = .some(nil)
-            }
             if let reading = record.deleteClock {
                 state.clocks.append((record.recordName, SyncExporter.deletedField, reading))
             }
@@ -260,6 +253,25 @@ struct SyncImporter {
                 continue
             }
             state.droppedClocks.append((record.recordName, field))
+        }
+    }
+
+    /// Adds the links of the link table that name a record to its new object.
+    private func restoreLinks(
+        of recordName: String, object: NSManagedObject, context: NSManagedObjectContext, state: ApplyState
+    ) throws {
+        let rows = try metadata.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT ZRELATIONSHIP1, ZRECORD2 FROM \(SyncMetadata.linkTable) WHERE ZRECORD1 = ?
+                    UNION ALL SELECT ZRELATIONSHIP2, ZRECORD1 FROM \(SyncMetadata.linkTable) WHERE ZRECORD2 = ?
+                    """, arguments: [recordName, recordName]
+            ).map { ($0[0] as String, $0[1] as String) }
+        }
+        for (relationship, otherName) in rows where object.entity.relationshipsByName[relationship]?.isToMany == true {
+            guard let other = try self.object(named: otherName, context: context, state: state) else { continue }
+            object.mutableSetValue(forKey: relationship).add(other)
         }
     }
 
