@@ -16,6 +16,10 @@ import PackageDescription
     let coreDataProducts: [Product] = [.library(name: "CoreData", targets: ["CoreData"])]
     let coreDataTargets: [Target] = [
         .target(name: "CoreData", dependencies: ["Strata"]),
+        // `import CloudKit` where Apple's is absent: the few CloudKit types seed 004 uses, answered
+        // by a Strata sync server (the server of the NSPersistentCloudKitContainer registered
+        // with the container identifier).
+        .target(name: "CloudKit", dependencies: ["Strata", "StrataSyncProtocol"]),
         .executableTarget(name: "model-tour", dependencies: ["CoreData"], path: "Examples/ModelTour"),
         // Source compatibility (COMPAT.md): app-style Core Data code, compiled in Swift 5 and in
         // Swift 6 language mode. SwiftPM lets only one target own a file, so the text is kept
@@ -124,6 +128,8 @@ let package = Package(
             name: "Strata",
             dependencies: [
                 "StrataMacros",
+                // The sync client (NSPersistentCloudKitContainer) speaks the sync server's wire format.
+                "StrataSyncProtocol",
                 // zlib: Core Data keeps its compiled model in each store as raw DEFLATE.
                 "CZlib",
                 .product(name: "GRDB", package: "GRDB.swift"),

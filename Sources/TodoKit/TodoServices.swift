@@ -8,10 +8,13 @@ public struct TodoServices: Sendable {
     public let tags: any TagRepository
     public let archive: any ArchiveRepository
 
-    /// Opens the store and the local repositories over it; `author` names the interface in
-    /// the store's history (`cli`, `web`).
-    public init(store: PersistenceController.Store, author: String? = nil) throws {
-        let persistence = try PersistenceController(store: store, author: author)
+    /// Opens the store and the repositories over it; `author` names the interface in the
+    /// store's history (`cli`, `web`). With sync settings the store syncs with the server (the
+    /// repositories work on the local store either way: sync runs underneath, offline first).
+    public init(
+        store: PersistenceController.Store, author: String? = nil, sync: PersistenceController.SyncSettings? = nil
+    ) throws {
+        let persistence = try PersistenceController(store: store, author: author, sync: sync)
         self.init(
             persistence: persistence,
             todos: LocalTodoRepository(persistence: persistence),

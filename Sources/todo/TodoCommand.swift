@@ -20,6 +20,7 @@ struct TodoCommand: AsyncParsableCommand {
             AddCommand.self, ListCommand.self, ShowCommand.self, EditCommand.self, CompleteCommand.self,
             ReopenCommand.self, TagCommand.self, UntagCommand.self, LocateCommand.self, DeleteCommand.self,
             ExportCommand.self, ImportCommand.self, TagsCommand.self, LogCommand.self, ServeCommand.self,
+            SyncCommand.self,
         ],
         defaultSubcommand: ListCommand.self
     )
@@ -33,10 +34,33 @@ struct TodoCommand: AsyncParsableCommand {
     @Flag(help: "Add sample to-dos to a store that has none.")
     var sample = false
 
+    @Option(
+        help: ArgumentHelp(
+            "A Strata sync server to sync the store with (else $TODO_SYNC_SERVER).", valueName: "url"))
+    var syncServer: String?
+
+    @Option(help: ArgumentHelp("The sync server's bearer token, a JWT (else $TODO_SYNC_TOKEN).", valueName: "jwt"))
+    var syncToken: String?
+
     func validate() throws {
         if store != nil && inMemory {
             throw ValidationError("Give --store or --in-memory, not both.")
         }
+        if let server = syncServer ?? environment["TODO_SYNC_SERVER"], URL(string: server)?.scheme == nil {
+            throw ValidationError("The sync server must be a URL such as http://localhost:8080, not \(server).")
+        }
+    }
+
+    private var environment: [String: String] { ProcessInfo.processInfo.environment }
+
+    /// The sync server and token the options (or the environment) name; nil keeps the store
+    /// local. `live` keeps the store syncing while it is open (`todo serve`).
+    func syncSettings(live: Bool = false) -> PersistenceController.SyncSettings? {
+        guard let server = syncServer ?? environment["TODO_SYNC_SERVER"], !server.isEmpty, !inMemory,
+            let url = URL(string: server)
+        else { return nil }
+        return PersistenceController.SyncSettings(
+            serverURL: url, token: syncToken ?? environment["TODO_SYNC_TOKEN"], live: live)
     }
 
     /// Where the options put the store.

@@ -128,6 +128,8 @@ extension NSManagedObjectContext {
         var request = StoreSaveRequest()
         request.author = transactionAuthor
         request.contextName = name
+        request.attachedWrite = attachedStoreWrite
+        attachedStoreWrite = nil
         var written: [NSManagedObject] = []
         request.inserts.reserveCapacity(inserted.count)
         for object in inserted {

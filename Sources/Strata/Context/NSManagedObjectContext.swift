@@ -1,4 +1,5 @@
 import Foundation
+internal import GRDB
 
 /// A scratch pad of managed objects: it fetches objects from its store, tracks their
 /// changes, and saves them together.
@@ -111,6 +112,10 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     open var userInfo = NSMutableDictionary()
     /// The author that persistent history records for this context's saves.
     open var transactionAuthor: String?
+    /// Writes the sync engine's importer adds to its next save, in the save's own SQLite
+    /// transaction (record names and clocks of what it imports), so that they commit or roll
+    /// back with the objects. Taken (and cleared) by the next save that reaches a SQLite store.
+    var attachedStoreWrite: ((Database) throws -> Void)?
     /// Whether faults whose rows were deleted read as empty objects (as Strata always
     /// does) rather than raising.
     open var shouldDeleteInaccessibleFaults = true

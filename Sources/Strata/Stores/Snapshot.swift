@@ -1,4 +1,5 @@
 import Foundation
+internal import GRDB
 
 /// The committed values of one row: what a store returns for an object and what the
 /// coordinator's row cache holds. Immutable, shared between contexts and threads.
@@ -88,6 +89,9 @@ struct StoreSaveRequest {
     var author: String?
     /// The saving context's `name`, which persistent history records.
     var contextName: String?
+    /// More writes for a SQLite store's save transaction (see
+    /// `NSManagedObjectContext.attachedStoreWrite`).
+    var attachedWrite: ((Database) throws -> Void)?
 
     var isEmpty: Bool { inserts.isEmpty && updates.isEmpty && deletes.isEmpty }
 }

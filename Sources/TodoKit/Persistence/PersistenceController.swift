@@ -25,15 +25,50 @@ public final class PersistenceController: Sendable {
 
     public let container: NSPersistentContainer
 
+    /// A sync server to mirror the store to (issue 24): with one, the controller's container
+    /// is an `NSPersistentCloudKitContainer` whose store syncs; without, a plain container.
+    public struct SyncSettings: Equatable, Sendable {
+        /// The container identifier the store syncs under (the `CloudKit` module finds the
+        /// server by it).
+        public static let containerIdentifier = "iCloud.org.strata.Todos"
+
+        public var serverURL: URL
+        /// The bearer token (a JWT) the server takes.
+        public var token: String?
+        /// Whether the store syncs by itself while open (`todo serve`), or only when
+        /// `syncNow()` is called (a command-line run, which syncs around its work).
+        public var live: Bool
+
+        public init(serverURL: URL, token: String?, live: Bool = false) {
+            self.serverURL = serverURL
+            self.token = token
+            self.live = live
+        }
+    }
+
+    /// The sync settings the controller was made with.
+    public let sync: SyncSettings?
+
     /// Loads the model and opens (or creates) the store; throws the container's error when
     /// the store cannot be opened (a folder that cannot be written, a file that is not a
     /// store of this model).
     /// The author persistent history records for this controller's saves (`cli`, `web`).
     public let author: String?
 
-    public init(store: Store = .standard, author: String? = nil) throws {
+    public init(store: Store = .standard, author: String? = nil, sync: SyncSettings? = nil) throws {
         self.author = author
-        container = NSPersistentContainer(name: Self.modelName)
+        self.sync = sync
+        if let sync, store != .inMemory {
+            let syncing = NSPersistentCloudKitContainer(name: Self.modelName)
+            let options = NSPersistentCloudKitContainerOptions(containerIdentifier: SyncSettings.containerIdentifier)
+            options.serverURL = sync.serverURL
+            if let token = sync.token { options.useStaticToken(token) }
+            options.syncsAutomatically = sync.live
+            syncing.persistentStoreDescriptions.first?.cloudKitContainerOptions = options
+            container = syncing
+        } else {
+            container = NSPersistentContainer(name: Self.modelName)
+        }
         switch store {
         case .standard:
             break
@@ -68,11 +103,26 @@ public final class PersistenceController: Sendable {
         container.viewContext.transactionAuthor = author
     }
 
+    /// Exports the store's local changes and imports the server's, until the server has
+    /// nothing newer; nothing without sync settings. A command-line run calls it before it
+    /// exits, so that what it did reaches the server.
+    public func syncNow() async throws {
+        try await (container as? NSPersistentCloudKitContainer)?.syncNow()
+    }
+
+    /// Where the store's sync stands: pending changes, last import and export, last failure;
+    /// nil for a store that never synced.
+    public func syncStatus() throws -> NSPersistentCloudKitContainer.SyncStatus? {
+        guard let store = container.persistentStoreCoordinator.persistentStores.first else { return nil }
+        return try NSPersistentCloudKitContainer.syncStatus(of: store)
+    }
+
     /// Closes the store files, as a program does before it exits (`todo serve` on SIGINT).
     /// Every DAO call has saved by the time it returns, so there is nothing left to save;
     /// removing the stores from the coordinator closes their files. The controller cannot be
     /// used afterwards.
     public func close() throws {
+        (container as? NSPersistentCloudKitContainer)?.stopSyncing()
         let coordinator = container.persistentStoreCoordinator
         for store in coordinator.persistentStores {
             try coordinator.remove(store)

@@ -140,6 +140,7 @@ extension SQLiteStore {
                             ? { HistoryChanges.values(of: $0, before: before.previous[$0.objectID], resolve: resolve) } : nil)
                     try history.record(changes, author: request.historyAuthor, db: db, mapping: mapping)
                 }
+                try request.attachedWrite?(db)
                 return result
             }
         }

@@ -1,0 +1,353 @@
+import Foundation
+internal import GRDB
+import StrataSyncProtocol
+
+/// Applies pulled records to the store, field by field: a remote field wins only over a local
+/// field with an older clock (local edits were given their clocks when exported, just before),
+/// a deletion wins over edits, and a record deleted here comes back only with a newer clock.
+/// The importer saves through its own context with the importer's transaction author, so that
+/// the exporter never sends its writes back; record names, clocks, links and the pull token go
+/// in the same SQLite transaction as the objects.
+struct SyncImporter {
+    let store: NSPersistentStore
+    let metadata: SyncMetadata
+
+    /// What an import page changed.
+    struct Outcome {
+        var applied = 0
+        var deferred = 0
+    }
+
+    /// The asset hashes the records' fields name, which the caller downloads first.
+    static func assets(in records: [RecordState]) -> Set<String> {
+        var hashes = Set<String>()
+        for record in records {
+            for value in record.fields.values { if case .asset(let reference) = value { hashes.insert(reference.sha256) } }
+        }
+        return hashes
+    }
+
+    /// Applies the records (after those deferred before), then stores the pull token.
+    func apply(
+        _ page: [RecordState], nextToken: String?, assets: [String: Data], context: NSManagedObjectContext,
+        clock: inout SyncClock
+    ) throws -> Outcome {
+        guard let model = context.persistentStoreCoordinator?.managedObjectModel else { return Outcome() }
+        var state = ApplyState(model: model, store: store)
+        var byName: [String: RecordState] = [:]
+        var order: [String] = []
+        let deferred = try metadata.read { db in try SyncMetadata.deferred(in: db) }
+        for record in deferred + page {
+            if byName[record.recordName] == nil { order.append(record.recordName) }
+            byName[record.recordName] = record
+        }
+        // Deferred records hold only their unresolved fields; pulled ones are whole.
+        state.partial = Set(deferred.map(\.recordName)).subtracting(page.map(\.recordName))
+        let records = order.compactMap { byName[$0] }
+        // Metadata is read in short reads of its own: the context's fetches use the same
+        // database, and GRDB's reads do not nest.
+        state.pending = try metadata.read { db in try Self.pendingFields(in: db) }
+        for record in records where record.recordType != SyncRecordMapping.linkRecordType {
+            try applyObject(record, context: context, assets: assets, clock: &clock, state: &state)
+        }
+        // An object made again (a record that came back after a delete here) gets back the
+        // links this store knows for it: the server does not send a link record again unless
+        // the link itself changes.
+        for (name, object) in state.created { try restoreLinks(of: name, object: object, context: context, state: state) }
+        // References to records later in the page, now that every record of it has an object.
+        let unresolved = state.deferred
+        state.deferred = []
+        state.partial.formUnion(unresolved.map(\.recordName))
+        for record in unresolved {
+            try applyObject(record, context: context, assets: assets, clock: &clock, state: &state)
+        }
+        for record in records where record.recordType == SyncRecordMapping.linkRecordType {
+            try applyLink(record, context: context, clock: &clock, state: &state)
+        }
+        try context.obtainPermanentIDs(for: state.created.map(\.object))
+        let clockReading = clock.last.description
+        let finalState = state
+        let write: (Database) throws -> Void = { db in
+            for (name, object) in finalState.created {
+                try SyncMetadata.setRecordName(
+                    name, recordType: SyncRecordMapping.recordType(of: object.entity), entity: object.entity.name ?? "",
+                    primaryKey: object.objectID.primaryKey, in: db)
+            }
+            for name in finalState.forgotten { try SyncMetadata.forgetRecord(name, in: db) }
+            for (record, field, reading) in finalState.clocks {
+                try SyncMetadata.setClock(reading, field: field, of: record, in: db)
+            }
+            for (record, field) in finalState.droppedClocks {
+                try db.execute(
+                    sql: "DELETE FROM \(SyncMetadata.clockTable) WHERE ZRECORDNAME = ? AND ZFIELD = ?",
+                    arguments: [record, field])
+            }
+            for (name, ends) in finalState.links {
+                if let (one, other) = ends {
+                    try SyncMetadata.setLink(name, one, other, in: db)
+                } else {
+                    try SyncMetadata.removeLink(name, in: db)
+                }
+            }
+            try SyncMetadata.setDeferred(finalState.deferred, in: db)
+            if let nextToken { try SyncMetadata.setValue(nextToken, for: .pullToken, in: db) }
+            try SyncMetadata.setValue(clockReading, for: .clock, in: db)
+            try SyncMetadata.setDate(Date(), for: .lastImport, in: db)
+        }
+        if context.hasChanges {
+            context.attachedStoreWrite = write
+            do {
+                try context.save()
+            } catch {
+                context.attachedStoreWrite = nil
+                context.rollback()
+                throw error
+            }
+        } else {
+            try metadata.write(write)
+        }
+        return Outcome(applied: state.applied, deferred: state.deferred.count)
+    }
+
+    /// What one page decides, written with its save.
+    private struct ApplyState {
+        let model: NSManagedObjectModel
+        let store: NSPersistentStore
+        var created: [(name: String, object: NSManagedObject)] = []
+        var createdByName: [String: NSManagedObject] = [:]
+        var forgotten: [String] = []
+        var clocks: [(record: String, field: String, clock: HybridLogicalClock)] = []
+        var links: [String: (SyncRecordMapping.LinkEnd, SyncRecordMapping.LinkEnd)?] = [:]
+        var droppedClocks: [(record: String, field: String)] = []
+        var deferred: [RecordState] = []
+        var applied = 0
+        /// Records given by their unresolved fields only (deferred before).
+        var partial = Set<String>()
+        /// Fields of records waiting in the outbox, by `recordName + "\u{1F}" + field`.
+        var pending = Set<String>()
+
+        init(model: NSManagedObjectModel, store: NSPersistentStore) {
+            self.model = model
+            self.store = store
+        }
+    }
+
+    /// The local object of a record, if it has one.
+    private func object(
+        named recordName: String, context: NSManagedObjectContext, state: ApplyState
+    ) throws -> NSManagedObject? {
+        if let created = state.createdByName[recordName] { return created }
+        guard let (entityName, primaryKey) = try metadata.read({ db in try SyncMetadata.object(named: recordName, in: db) }),
+            let entity = state.model.entitiesByName[entityName]
+        else { return nil }
+        let id = NSManagedObjectID(entity: entity, primaryKey: primaryKey, store: store)
+        guard let object = try? context.existingObject(with: id), !object.isDeleted else { return nil }
+        return object
+    }
+
+    private func applyObject(
+        _ record: RecordState, context: NSManagedObjectContext, assets: [String: Data],
+        clock: inout SyncClock, state: inout ApplyState
+    ) throws {
+        for reading in record.clocks.values { clock.observe(reading) }
+        if let reading = record.deleteClock { clock.observe(reading) }
+        let local = try metadata.read { db in try SyncMetadata.clocks(of: record.recordName, in: db) }
+        let existing = try object(named: record.recordName, context: context, state: state)
+        if record.deleted && Self.hasChange(in: local, newerThan: record.deleteClock) {
+            // A change made here after the delete, not yet pushed, brings the record back on
+            // the server (with the fields changed after the delete): keep the object.
+            return
+        }
+        if record.deleted {
+            if let existing { context.delete(existing) }
+            state.forgotten.append(record.recordName)
+            if let reading = record.deleteClock {
+                state.clocks.append((record.recordName, SyncExporter.deletedField, reading))
+            }
+            state.applied += 1
+            return
+        }
+        // A record deleted here stays deleted unless changed after the deletion.
+        if let deletedHere = local[SyncExporter.deletedField], existing == nil,
+            !record.clocks.values.contains(where: { $0 > deletedHere })
+        {
+            return
+        }
+        let target: NSManagedObject
+        if let existing {
+            target = existing
+        } else {
+            guard let entity = entity(of: record, model: state.model), !entity.isAbstract else { return }
+            target = NSEntityDescription.insertNewObject(forEntityName: entity.name ?? "", into: context)
+            context.assign(target, to: store)
+            state.created.append((record.recordName, target))
+            state.createdByName[record.recordName] = target
+        }
+        var unresolved: [String: FieldValue] = [:]
+        var unresolvedClocks: [String: HybridLogicalClock] = [:]
+        let isNew = existing == nil
+        for (field, value) in record.fields where field.hasPrefix("CD_") && field != SyncRecordMapping.entityNameField {
+            let remoteClock = record.clocks[field]
+            if !isNew, let localClock = local[field], let remoteClock, remoteClock <= localClock { continue }
+            if !isNew, local[field] != nil, remoteClock == nil { continue }
+            let name = String(field.dropFirst(3))
+            if let attribute = target.entity.attributesByName[name] {
+                var resolved = value
+                if case .asset(let reference) = value {
+                    guard let bytes = assets[reference.sha256] else {
+                        unresolved[field] = value
+                        unresolvedClocks[field] = remoteClock
+                        continue
+                    }
+                    resolved = .bytes(bytes)
+                }
+                guard let converted = SyncRecordMapping.attributeValue(resolved, of: attribute) else { continue }
+                target.setValue(converted is NSNull ? nil : converted, forKey: name)
+            } else if let relationship = target.entity.relationshipsByName[name], !relationship.isToMany {
+                switch value {
+                case .reference(let other):
+                    guard let related = try object(named: other, context: context, state: state) else {
+                        unresolved[field] = value
+                        unresolvedClocks[field] = remoteClock
+                        continue
+                    }
+                    target.setValue(related, forKey: name)
+                case .null:
+                    target.setValue(nil, forKey: name)
+                default:
+                    continue
+                }
+            } else {
+                continue
+            }
+            if let remoteClock { state.clocks.append((record.recordName, field, remoteClock)) }
+        }
+        if !isNew && !state.partial.contains(record.recordName) {
+            dropFieldsTheServerDropped(record, local: local, from: target, state: &state)
+        }
+        if !unresolved.isEmpty {
+            state.deferred.append(
+                RecordState(
+                    recordType: record.recordType, recordName: record.recordName, fields: unresolved,
+                    clocks: unresolvedClocks, deleted: false, deleteClock: nil, serverSequence: record.serverSequence,
+                    changedBy: record.changedBy))
+        }
+        state.applied += 1
+    }
+
+    /// A field the server's whole record lacks, though this store has a clock for it that is not
+    /// waiting to be pushed, was dropped by a delete newer than it (the record came back
+    /// through later changes): it goes back to its default here too, as on a store that makes
+    /// the object anew from the record.
+    private func dropFieldsTheServerDropped(
+        _ record: RecordState, local: [String: HybridLogicalClock], from object: NSManagedObject, state: inout ApplyState
+    ) {
+        for field in local.keys where field.hasPrefix("CD_") && record.fields[field] == nil {
+            guard !state.pending.contains(record.recordName + "\u{1F}" + field) else { continue }
+            let name = String(field.dropFirst(3))
+            if let attribute = object.entity.attributesByName[name] {
+                object.setValue(attribute.defaultValue, forKey: name)
+            } else if let relationship = object.entity.relationshipsByName[name], !relationship.isToMany {
+                object.setValue(nil, forKey: name)
+            } else {
+                continue
+            }
+            state.droppedClocks.append((record.recordName, field))
+        }
+    }
+
+    /// Adds the links of the link table that name a record to its new object.
+    private func restoreLinks(
+        of recordName: String, object: NSManagedObject, context: NSManagedObjectContext, state: ApplyState
+    ) throws {
+        let rows = try metadata.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT ZRELATIONSHIP1, ZRECORD2 FROM \(SyncMetadata.linkTable) WHERE ZRECORD1 = ?
+                    UNION ALL SELECT ZRELATIONSHIP2, ZRECORD1 FROM \(SyncMetadata.linkTable) WHERE ZRECORD2 = ?
+                    """, arguments: [recordName, recordName]
+            ).map { ($0[0] as String, $0[1] as String) }
+        }
+        for (relationship, otherName) in rows where object.entity.relationshipsByName[relationship]?.isToMany == true {
+            guard let other = try self.object(named: otherName, context: context, state: state) else { continue }
+            object.mutableSetValue(forKey: relationship).add(other)
+        }
+    }
+
+    /// Whether a record's clocks here hold a change newer than a remote delete.
+    static func hasChange(in local: [String: HybridLogicalClock], newerThan delete: HybridLogicalClock?) -> Bool {
+        guard let delete else { return false }
+        return local.contains { $0.key != SyncExporter.deletedField && $0.value > delete }
+    }
+
+    /// The fields of the records in the outbox (local changes the server has not taken yet).
+    static func pendingFields(in db: Database) throws -> Set<String> {
+        var fields = Set<String>()
+        for batch in try SyncMetadata.outbox(limit: .max, in: db) {
+            for change in batch.changes {
+                for field in change.fields.keys { fields.insert(change.recordName + "\u{1F}" + field) }
+            }
+        }
+        return fields
+    }
+
+    /// The entity a record's object belongs to: `CD_entityName`, else the record type's.
+    private func entity(of record: RecordState, model: NSManagedObjectModel) -> NSEntityDescription? {
+        if case .string(let name) = record.fields[SyncRecordMapping.entityNameField], let entity = model.entitiesByName[name] {
+            return entity
+        }
+        guard record.recordType.hasPrefix("CD_") else { return nil }
+        return model.entitiesByName[String(record.recordType.dropFirst(3))]
+    }
+
+    private func applyLink(
+        _ record: RecordState, context: NSManagedObjectContext, clock: inout SyncClock,
+        state: inout ApplyState
+    ) throws {
+        for reading in record.clocks.values { clock.observe(reading) }
+        if let reading = record.deleteClock { clock.observe(reading) }
+        let local = try metadata.read { db in try SyncMetadata.clocks(of: record.recordName, in: db) }
+        // A link added here after the delete comes back on the server when pushed: keep it.
+        if record.deleted && Self.hasChange(in: local, newerThan: record.deleteClock) { return }
+        if record.deleted {
+            let ends: (SyncRecordMapping.LinkEnd, SyncRecordMapping.LinkEnd)?
+            if let pending = state.links[record.recordName] {
+                ends = pending
+            } else {
+                ends = try metadata.read { db in try SyncMetadata.link(named: record.recordName, in: db) }
+            }
+            if let (one, other) = ends,
+                let first = try object(named: one.recordName, context: context, state: state),
+                let second = try object(named: other.recordName, context: context, state: state),
+                first.entity.relationshipsByName[one.relationship] != nil
+            {
+                first.mutableSetValue(forKey: one.relationship).remove(second)
+            }
+            state.links[record.recordName] = .some(nil)
+            if let reading = record.deleteClock {
+                state.clocks.append((record.recordName, SyncExporter.deletedField, reading))
+            }
+            state.applied += 1
+            return
+        }
+        let newest = record.clocks.values.max()
+        if let deletedHere = local[SyncExporter.deletedField], let newest, newest <= deletedHere { return }
+        if let known = local.values.max(), let newest, newest <= known { return }
+        guard let (one, other) = SyncRecordMapping.linkEnds(of: record.fields) else { return }
+        guard let first = try object(named: one.recordName, context: context, state: state),
+            let second = try object(named: other.recordName, context: context, state: state)
+        else {
+            state.deferred.append(record)
+            return
+        }
+        if first.entity.relationshipsByName[one.relationship] != nil {
+            first.mutableSetValue(forKey: one.relationship).add(second)
+        } else if second.entity.relationshipsByName[other.relationship] != nil {
+            second.mutableSetValue(forKey: other.relationship).add(first)
+        }
+        state.links[record.recordName] = (one, other)
+        for (field, reading) in record.clocks { state.clocks.append((record.recordName, field, reading)) }
+        state.applied += 1
+    }
+}

@@ -1,0 +1,261 @@
+import Foundation
+internal import GRDB
+import StrataSyncProtocol
+
+/// What the sync engine keeps about a store, in the store's own SQLite file (as Apple keeps
+/// its mirroring metadata in `ANSCK*` tables there): each object's record name, each field's
+/// clock, the links exported, the batches waiting to be pushed, and the engine's cursors.
+///
+/// Being in the store file is what makes it crash safe: an import writes its objects and their
+/// record names and clocks in one SQLite transaction (the save's), and an export writes the
+/// record names it gives, the batch it made and the history cursor in one transaction too. A
+/// record name of an exported object can therefore never be lost, and a batch is built once.
+struct SyncMetadata {
+    /// The engine's cursors and counters, by name.
+    enum Key: String {
+        case clientID, exportedHistory, pullToken, nextBatch, clock, lastImport, lastExport, lastError, zone
+    }
+
+    static let stateTable = "ZSTRATASYNCSTATE"
+    static let recordTable = "ZSTRATASYNCRECORD"
+    static let clockTable = "ZSTRATASYNCCLOCK"
+    static let linkTable = "ZSTRATASYNCLINK"
+    static let outboxTable = "ZSTRATASYNCOUTBOX"
+    static let assetTable = "ZSTRATASYNCASSET"
+    static let deferredTable = "ZSTRATASYNCDEFERRED"
+
+    let database: any DatabaseWriter
+
+    /// The metadata of a SQLite store (its tables made when missing); nil for other stores.
+    init?(store: NSPersistentStore) throws {
+        guard let store = store as? SQLiteStore, let database = store.database else { return nil }
+        self.database = database
+        try database.write { db in try Self.createTables(in: db) }
+    }
+
+    /// The metadata of a store file nothing has opened, read only (`todo sync status`); nil
+    /// when the file has no sync tables.
+    static func existing(in store: NSPersistentStore) throws -> SyncMetadata? {
+        guard let store = store as? SQLiteStore, let database = store.database else { return nil }
+        let exists = try database.read { db in try db.tableExists(stateTable) }
+        return exists ? SyncMetadata(database: database) : nil
+    }
+
+    private init(database: any DatabaseWriter) { self.database = database }
+
+    /// Reads in a transaction of its own; synchronous, also when called from async code (where
+    /// GRDB would otherwise pick its async form).
+    func read<T>(_ body: (Database) throws -> T) throws -> T { try database.read(body) }
+
+    /// Writes in a transaction of its own; synchronous, as `read`.
+    func write<T>(_ body: (Database) throws -> T) throws -> T { try database.write(body) }
+
+    static func createTables(in db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE IF NOT EXISTS \(stateTable) (ZKEY TEXT PRIMARY KEY, ZVALUE TEXT);
+                CREATE TABLE IF NOT EXISTS \(recordTable) (
+                    ZENTITY TEXT NOT NULL, ZPK INTEGER NOT NULL, ZRECORDNAME TEXT NOT NULL UNIQUE,
+                    ZRECORDTYPE TEXT NOT NULL, PRIMARY KEY (ZENTITY, ZPK));
+                CREATE TABLE IF NOT EXISTS \(clockTable) (
+                    ZRECORDNAME TEXT NOT NULL, ZFIELD TEXT NOT NULL, ZCLOCK TEXT NOT NULL, PRIMARY KEY (ZRECORDNAME, ZFIELD));
+                CREATE TABLE IF NOT EXISTS \(linkTable) (
+                    ZNAME TEXT PRIMARY KEY, ZRECORD1 TEXT NOT NULL, ZRELATIONSHIP1 TEXT NOT NULL,
+                    ZRECORD2 TEXT NOT NULL, ZRELATIONSHIP2 TEXT NOT NULL);
+                CREATE INDEX IF NOT EXISTS ZSTRATASYNCLINK_1 ON \(linkTable) (ZRECORD1, ZRELATIONSHIP1);
+                CREATE INDEX IF NOT EXISTS ZSTRATASYNCLINK_2 ON \(linkTable) (ZRECORD2, ZRELATIONSHIP2);
+                CREATE TABLE IF NOT EXISTS \(outboxTable) (ZBATCH INTEGER PRIMARY KEY, ZBODY BLOB NOT NULL);
+                CREATE TABLE IF NOT EXISTS \(assetTable) (ZSHA256 TEXT PRIMARY KEY, ZBYTES BLOB NOT NULL);
+                CREATE TABLE IF NOT EXISTS \(deferredTable) (ZRECORDNAME TEXT PRIMARY KEY, ZBODY BLOB NOT NULL);
+                """)
+    }
+
+    // MARK: State
+
+    static func value(_ key: Key, in db: Database) throws -> String? {
+        try String.fetchOne(db, sql: "SELECT ZVALUE FROM \(stateTable) WHERE ZKEY = ?", arguments: [key.rawValue])
+    }
+
+    static func setValue(_ value: String?, for key: Key, in db: Database) throws {
+        if let value {
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO \(stateTable) (ZKEY, ZVALUE) VALUES (?, ?)", arguments: [key.rawValue, value])
+        } else {
+            try db.execute(sql: "DELETE FROM \(stateTable) WHERE ZKEY = ?", arguments: [key.rawValue])
+        }
+    }
+
+    static func int(_ key: Key, in db: Database) throws -> Int64? { try value(key, in: db).flatMap { Int64($0) } }
+
+    static func date(_ key: Key, in db: Database) throws -> Date? {
+        try value(key, in: db).flatMap(Double.init).map(Date.init(timeIntervalSinceReferenceDate:))
+    }
+
+    static func setDate(_ date: Date, for key: Key, in db: Database) throws {
+        try setValue(String(date.timeIntervalSinceReferenceDate), for: key, in: db)
+    }
+
+    /// The client ID, made on first use and kept for good.
+    static func clientID(in db: Database) throws -> String {
+        if let id = try value(.clientID, in: db) { return id }
+        let id = UUID().uuidString.lowercased()
+        try setValue(id, for: .clientID, in: db)
+        return id
+    }
+
+    // MARK: Record names
+
+    static func recordName(entity: String, primaryKey: Int64, in db: Database) throws -> String? {
+        try String.fetchOne(
+            db.cachedStatement(sql: "SELECT ZRECORDNAME FROM \(recordTable) WHERE ZENTITY = ? AND ZPK = ?"),
+            arguments: [entity, primaryKey])
+    }
+
+    /// The object a record name was given to.
+    static func object(named recordName: String, in db: Database) throws -> (entity: String, primaryKey: Int64)? {
+        guard
+            let row = try Row.fetchOne(
+                db.cachedStatement(sql: "SELECT ZENTITY, ZPK FROM \(recordTable) WHERE ZRECORDNAME = ?"),
+                arguments: [recordName])
+        else { return nil }
+        return (row[0], row[1])
+    }
+
+    static func setRecordName(
+        _ recordName: String, recordType: String, entity: String, primaryKey: Int64, in db: Database
+    ) throws {
+        // Statements prepared once per connection: an export or import of 100,000 objects
+        // runs these as often.
+        try db.cachedStatement(sql: "DELETE FROM \(recordTable) WHERE ZRECORDNAME = ? OR (ZENTITY = ? AND ZPK = ?)")
+            .execute(arguments: [recordName, entity, primaryKey])
+        try db.cachedStatement(
+            sql: "INSERT INTO \(recordTable) (ZENTITY, ZPK, ZRECORDNAME, ZRECORDTYPE) VALUES (?, ?, ?, ?)"
+        ).execute(arguments: [entity, primaryKey, recordName, recordType])
+    }
+
+    static func forgetRecord(_ recordName: String, in db: Database) throws {
+        try db.execute(sql: "DELETE FROM \(recordTable) WHERE ZRECORDNAME = ?", arguments: [recordName])
+        try db.execute(sql: "DELETE FROM \(clockTable) WHERE ZRECORDNAME = ?", arguments: [recordName])
+    }
+
+    // MARK: Clocks
+
+    static func clocks(of recordName: String, in db: Database) throws -> [String: HybridLogicalClock] {
+        var clocks: [String: HybridLogicalClock] = [:]
+        for row in try Row.fetchAll(
+            db.cachedStatement(sql: "SELECT ZFIELD, ZCLOCK FROM \(clockTable) WHERE ZRECORDNAME = ?"),
+            arguments: [recordName])
+        {
+            if let clock = HybridLogicalClock(row[1] as String) { clocks[row[0]] = clock }
+        }
+        return clocks
+    }
+
+    static func setClock(_ clock: HybridLogicalClock, field: String, of recordName: String, in db: Database) throws {
+        try db.cachedStatement(sql: "INSERT OR REPLACE INTO \(clockTable) (ZRECORDNAME, ZFIELD, ZCLOCK) VALUES (?, ?, ?)")
+            .execute(arguments: [recordName, field, clock.description])
+    }
+
+    // MARK: Links
+
+    /// The links exported or imported from one end: link name and the other end's record.
+    static func links(
+        from recordName: String, relationship: String, in db: Database
+    ) throws -> [(name: String, other: String)] {
+        let rows = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT ZNAME, ZRECORD2 FROM \(linkTable) WHERE ZRECORD1 = ? AND ZRELATIONSHIP1 = ?
+                UNION ALL SELECT ZNAME, ZRECORD1 FROM \(linkTable) WHERE ZRECORD2 = ? AND ZRELATIONSHIP2 = ?
+                """, arguments: [recordName, relationship, recordName, relationship])
+        return rows.map { ($0[0], $0[1]) }
+    }
+
+    static func link(named name: String, in db: Database) throws -> (SyncRecordMapping.LinkEnd, SyncRecordMapping.LinkEnd)? {
+        guard
+            let row = try Row.fetchOne(
+                db, sql: "SELECT ZRECORD1, ZRELATIONSHIP1, ZRECORD2, ZRELATIONSHIP2 FROM \(linkTable) WHERE ZNAME = ?",
+                arguments: [name])
+        else { return nil }
+        return (
+            SyncRecordMapping.LinkEnd(entity: "", recordName: row[0], relationship: row[1]),
+            SyncRecordMapping.LinkEnd(entity: "", recordName: row[2], relationship: row[3])
+        )
+    }
+
+    static func setLink(
+        _ name: String, _ one: SyncRecordMapping.LinkEnd, _ other: SyncRecordMapping.LinkEnd, in db: Database
+    ) throws {
+        try db.execute(
+            sql:
+                "INSERT OR REPLACE INTO \(linkTable) (ZNAME, ZRECORD1, ZRELATIONSHIP1, ZRECORD2, ZRELATIONSHIP2) VALUES (?, ?, ?, ?, ?)",
+            arguments: [name, one.recordName, one.relationship, other.recordName, other.relationship])
+    }
+
+    static func removeLink(_ name: String, in db: Database) throws {
+        try db.execute(sql: "DELETE FROM \(linkTable) WHERE ZNAME = ?", arguments: [name])
+    }
+
+    // MARK: Outbox and assets
+
+    static func enqueue(_ batch: ChangeBatch, in db: Database) throws {
+        try db.execute(
+            sql: "INSERT OR REPLACE INTO \(outboxTable) (ZBATCH, ZBODY) VALUES (?, ?)",
+            arguments: [batch.batchSequence, try JSONEncoder().encode(batch)])
+    }
+
+    static func outbox(limit: Int, in db: Database) throws -> [ChangeBatch] {
+        let bodies = try Data.fetchAll(db, sql: "SELECT ZBODY FROM \(outboxTable) ORDER BY ZBATCH LIMIT ?", arguments: [limit])
+        let decoder = JSONDecoder()
+        return try bodies.map { try decoder.decode(ChangeBatch.self, from: $0) }
+    }
+
+    static func outboxCount(in db: Database) throws -> Int {
+        try Int.fetchOne(db, sql: "SELECT count(*) FROM \(outboxTable)") ?? 0
+    }
+
+    static func removeFromOutbox(through batchSequence: Int64, in db: Database) throws {
+        try db.execute(sql: "DELETE FROM \(outboxTable) WHERE ZBATCH <= ?", arguments: [batchSequence])
+    }
+
+    static func keepAsset(_ bytes: Data, sha256: String, in db: Database) throws {
+        try db.execute(
+            sql: "INSERT OR IGNORE INTO \(assetTable) (ZSHA256, ZBYTES) VALUES (?, ?)", arguments: [sha256, bytes])
+    }
+
+    static func asset(_ sha256: String, in db: Database) throws -> Data? {
+        try Data.fetchOne(db, sql: "SELECT ZBYTES FROM \(assetTable) WHERE ZSHA256 = ?", arguments: [sha256])
+    }
+
+    static func removeAsset(_ sha256: String, in db: Database) throws {
+        try db.execute(sql: "DELETE FROM \(assetTable) WHERE ZSHA256 = ?", arguments: [sha256])
+    }
+
+    // MARK: Deferred records
+
+    /// Records that could not be applied yet (a link or reference to a record not seen yet).
+    static func deferred(in db: Database) throws -> [RecordState] {
+        let decoder = JSONDecoder()
+        return try Data.fetchAll(db, sql: "SELECT ZBODY FROM \(deferredTable)").compactMap {
+            try? decoder.decode(RecordState.self, from: $0)
+        }
+    }
+
+    static func setDeferred(_ records: [RecordState], in db: Database) throws {
+        try db.execute(sql: "DELETE FROM \(deferredTable)")
+        let encoder = JSONEncoder()
+        for record in records {
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO \(deferredTable) (ZRECORDNAME, ZBODY) VALUES (?, ?)",
+                arguments: [record.recordName, try encoder.encode(record)])
+        }
+    }
+
+    /// Forgets everything the server told (a resync): tokens and clocks; record names and the
+    /// client's identity stay, so that objects keep their records.
+    static func resetForResync(in db: Database) throws {
+        try setValue(nil, for: .pullToken, in: db)
+        try db.execute(sql: "DELETE FROM \(clockTable)")
+        try db.execute(sql: "DELETE FROM \(deferredTable)")
+    }
+}

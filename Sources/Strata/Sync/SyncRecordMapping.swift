@@ -1,0 +1,175 @@
+import Foundation
+import StrataSyncProtocol
+
+/// How objects become records, as CloudKit's mirroring of Core Data does it: a record of type
+/// `CD_<root entity>` per object, named `CD_<Entity>_<UUID>` once and for good; attribute `foo`
+/// as field `CD_foo`; a to-one relationship as a `reference` field holding the related record's
+/// name; a many-to-many link as a `CDMR` record of its own whose name is derived from what it
+/// links, so that two devices adding the same link make the same record.
+enum SyncRecordMapping {
+    /// The record type of many-to-many links ("mirrored relationship").
+    static let linkRecordType = "CDMR"
+    /// The field every object record carries with its real entity, as inheritance flattens a
+    /// hierarchy into the root's record type.
+    static let entityNameField = "CD_entityName"
+    /// Binary values larger than this travel as assets, uploaded before the push.
+    static let assetThreshold = 64 * 1024
+
+    /// The record type of an entity's objects: its root entity's name after `CD_`.
+    static func recordType(of entity: NSEntityDescription) -> String {
+        var root = entity
+        while let parent = root.superentity { root = parent }
+        return "CD_" + (root.name ?? "")
+    }
+
+    /// A new record name for an object of the entity.
+    static func newRecordName(for entity: NSEntityDescription) -> String {
+        "CD_\(entity.name ?? "")_\(UUID().uuidString)"
+    }
+
+    /// The field of a property.
+    static func field(of property: NSPropertyDescription) -> String { "CD_" + property.name }
+
+    /// How a relationship travels: on its own record (to-one), as link records (many-to-many),
+    /// or not at all (the to-many side of a one-to-many, which the other side carries).
+    enum RelationshipForm: Equatable {
+        case reference
+        case links
+        case carriedByInverse
+    }
+
+    static func form(of relationship: NSRelationshipDescription) -> RelationshipForm {
+        if !relationship.isToMany { return .reference }
+        if let inverse = relationship.inverseRelationship, !inverse.isToMany { return .carriedByInverse }
+        return .links
+    }
+
+    /// The attributes that sync: stored ones whose values have a field form.
+    static func syncedAttributes(of entity: NSEntityDescription) -> [NSAttributeDescription] {
+        entity.properties.compactMap { property in
+            guard let attribute = property as? NSAttributeDescription, !attribute.isTransient,
+                !(attribute is NSDerivedAttributeDescription)
+            else { return nil }
+            switch attribute.attributeType {
+            case .objectIDAttributeType, .compositeAttributeType, .undefinedAttributeType: return nil
+            default: return attribute
+            }
+        }
+    }
+
+    /// The relationships that travel as link records or references.
+    static func syncedRelationships(of entity: NSEntityDescription) -> [NSRelationshipDescription] {
+        entity.properties.compactMap { property in
+            guard let relationship = property as? NSRelationshipDescription, !relationship.isTransient,
+                form(of: relationship) != .carriedByInverse
+            else { return nil }
+            return relationship
+        }
+    }
+
+    // MARK: Values
+
+    /// An attribute's value as a field value; `nil` when the value has no field form (a
+    /// transformable value that is not bytes). Large bytes are left as `.bytes`: the exporter
+    /// turns them into assets.
+    static func fieldValue(_ value: Any?, of attribute: NSAttributeDescription) -> FieldValue? {
+        guard let value, !(value is NSNull) else { return .null }
+        switch attribute.attributeType {
+        case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType:
+            return (value as? NSNumber).map { .int($0.int64Value) } ?? (value as? Int).map { .int(Int64($0)) }
+        case .doubleAttributeType, .floatAttributeType:
+            return (value as? NSNumber).map { .double($0.doubleValue) } ?? (value as? Double).map { .double($0) }
+        case .booleanAttributeType:
+            return (value as? NSNumber).map { .bool($0.boolValue) } ?? (value as? Bool).map { .bool($0) }
+        case .decimalAttributeType:
+            if let decimal = value as? Decimal { return .decimal("\(decimal)") }
+            return (value as? NSDecimalNumber).map { .decimal($0.stringValue) }
+        case .stringAttributeType:
+            return (value as? String).map { .string($0) }
+        case .dateAttributeType:
+            return (value as? Date).map { .date($0.timeIntervalSinceReferenceDate) }
+        case .binaryDataAttributeType, .transformableAttributeType:
+            return (value as? Data).map { .bytes($0) }
+        case .UUIDAttributeType:
+            return (value as? UUID).map { .uuid($0) }
+        case .URIAttributeType:
+            return (value as? URL).map { .url($0.absoluteString) }
+        default:
+            return nil
+        }
+    }
+
+    /// A field value as the attribute's value (`NSNull` for null); `nil` when the field's kind
+    /// does not fit the attribute (another client's model): such a field is left alone.
+    static func attributeValue(_ field: FieldValue, of attribute: NSAttributeDescription) -> Any? {
+        switch (field, attribute.attributeType) {
+        case (.null, _): return NSNull()
+        case (.int(let value), .integer16AttributeType): return NSNumber(value: Int16(truncatingIfNeeded: value))
+        case (.int(let value), .integer32AttributeType): return NSNumber(value: Int32(truncatingIfNeeded: value))
+        case (.int(let value), .integer64AttributeType): return NSNumber(value: value)
+        case (.double(let value), .doubleAttributeType): return NSNumber(value: value)
+        case (.double(let value), .floatAttributeType): return NSNumber(value: Float(value))
+        case (.int(let value), .doubleAttributeType): return NSNumber(value: Double(value))
+        case (.bool(let value), .booleanAttributeType): return NSNumber(value: value)
+        case (.decimal(let text), .decimalAttributeType):
+            return Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")).map { NSDecimalNumber(decimal: $0) }
+        case (.string(let value), .stringAttributeType): return value
+        case (.date(let seconds), .dateAttributeType): return Date(timeIntervalSinceReferenceDate: seconds)
+        case (.bytes(let data), .binaryDataAttributeType), (.bytes(let data), .transformableAttributeType): return data
+        case (.uuid(let value), .UUIDAttributeType): return value
+        case (.url(let text), .URIAttributeType): return URL(string: text)
+        default: return nil
+        }
+    }
+
+    // MARK: Many-to-many links
+
+    /// One end of a many-to-many link: the object's record and the relationship from it.
+    struct LinkEnd: Hashable, Sendable, Comparable {
+        var entity: String
+        var recordName: String
+        var relationship: String
+
+        static func < (lhs: Self, rhs: Self) -> Bool {
+            (lhs.recordName, lhs.relationship, lhs.entity) < (rhs.recordName, rhs.relationship, rhs.entity)
+        }
+    }
+
+    /// The record name of the link between two ends: a hash of both ends, sorted, so that
+    /// whichever side (and device) adds the link names it the same.
+    static func linkRecordName(_ one: LinkEnd, _ other: LinkEnd) -> String {
+        let (first, second) = one < other ? (one, other) : (other, one)
+        let text = [first.recordName, first.relationship, second.recordName, second.relationship].joined(separator: "\u{1F}")
+        let digest = SHA256.hash(Array(text.utf8)).map { String(format: "%02x", $0) }.joined()
+        return "CDMR_" + digest
+    }
+
+    /// A link's fields: both ends, sorted as in its name.
+    static func linkFields(_ one: LinkEnd, _ other: LinkEnd) -> [String: FieldValue] {
+        let (first, second) = one < other ? (one, other) : (other, one)
+        return [
+            "CD_entity1": .string(first.entity), "CD_recordName1": .reference(first.recordName),
+            "CD_relationship1": .string(first.relationship),
+            "CD_entity2": .string(second.entity), "CD_recordName2": .reference(second.recordName),
+            "CD_relationship2": .string(second.relationship),
+        ]
+    }
+
+    /// The two ends a link record's fields name; nil for fields that do not.
+    static func linkEnds(of fields: [String: FieldValue]) -> (LinkEnd, LinkEnd)? {
+        func text(_ key: String) -> String? {
+            switch fields[key] {
+            case .string(let value), .reference(let value): value
+            default: nil
+            }
+        }
+        guard let entity1 = text("CD_entity1"), let record1 = text("CD_recordName1"),
+            let relationship1 = text("CD_relationship1"), let entity2 = text("CD_entity2"),
+            let record2 = text("CD_recordName2"), let relationship2 = text("CD_relationship2")
+        else { return nil }
+        return (
+            LinkEnd(entity: entity1, recordName: record1, relationship: relationship1),
+            LinkEnd(entity: entity2, recordName: record2, relationship: relationship2)
+        )
+    }
+}
