@@ -20,6 +20,10 @@ import PackageDescription
         // by a Strata sync server (the server of the NSPersistentCloudKitContainer registered
         // with the container identifier).
         .target(name: "CloudKit", dependencies: ["Strata", "StrataSyncProtocol"]),
+        // The sync client against a real `strata-sync` on a throw-away PostgreSQL (skipped with a
+        // notice where PostgreSQL is absent).
+        .testTarget(
+            name: "SyncClientTests", dependencies: ["CoreData", "CloudKit", "StrataSyncProtocol", "SyncTestSupport"]),
         .executableTarget(name: "model-tour", dependencies: ["CoreData"], path: "Examples/ModelTour"),
         // Source compatibility (COMPAT.md): app-style Core Data code, compiled in Swift 5 and in
         // Swift 6 language mode. SwiftPM lets only one target own a file, so the text is kept

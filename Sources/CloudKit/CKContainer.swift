@@ -101,7 +101,7 @@ public final class CKDatabase: NSObject, @unchecked Sendable {
         var cursor: String?
         repeat {
             let request = QueryRequest(
-                recordType: query.recordType, predicate: String(describing: query.predicate), sort: sort, cursor: cursor)
+                recordType: query.recordType, predicate: query.predicate.predicateFormat, sort: sort, cursor: cursor)
             let answer = try await client.query(request, zone: zoneName)
             records += answer.records.filter { !$0.deleted }.map { CKRecord(state: $0, zoneID: zone) }
             cursor = answer.cursor

@@ -104,7 +104,8 @@ struct SecurityTests {
 
     @Test("past the rate a user gets 429 with Retry-After; other users are not slowed")
     func rateLimit() async throws {
-        try await withSyncServer(configure: { $0.rateLimit = 5 }) { fixture in
+        // One request a second: twelve in a row exceed it however slowly a busy machine sends them.
+        try await withSyncServer(configure: { $0.rateLimit = 1 }) { fixture in
             var statuses: [Int] = []
             var retryAfter: String?
             for _ in 0..<12 {
@@ -115,7 +116,7 @@ struct SecurityTests {
                     #expect(reply.error?.code == .rateLimited)
                 }
             }
-            #expect(statuses.prefix(5).allSatisfy { $0 == 200 })
+            #expect(statuses.first == 200)
             #expect(statuses.contains(429))
             #expect(retryAfter.flatMap(Int.init).map { $0 >= 1 } == true)
             let bob = try await fixture.client(for: "bob")

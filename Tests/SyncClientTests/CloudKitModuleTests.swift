@@ -1,8 +1,9 @@
-import CloudKit
 import CoreData
 import Foundation
 import StrataSyncProtocol
 import Testing
+
+@testable import CloudKit
 
 extension SyncClientTests {
     /// `import CloudKit` without a server: records as Foundation values, errors, containers
