@@ -129,7 +129,7 @@ enum GraphValueCoding {
         if json is NSNull { return nil }
         func wrong() -> StoreToolFailure {
             StoreToolFailure(
-                "import: \(id).\(attribute.name): \(String(describing: json).prefix(40)) is not a valid \(typeName(attribute.attributeType))"
+                "import: \(id).\(attribute.name): \(String(describing: json).prefix(40)) is not a valid \(attribute.attributeType.xcodeModelName ?? "Undefined")"
             )
         }
         switch attribute.attributeType {
@@ -199,26 +199,5 @@ enum GraphValueCoding {
             }
         }
         return (json as? JSONNumberText).flatMap { Double($0.text) }
-    }
-
-    /// The name of an attribute type as Xcode shows it.
-    static func typeName(_ type: NSAttributeType) -> String {
-        switch type {
-        case .integer16AttributeType: "Integer 16"
-        case .integer32AttributeType: "Integer 32"
-        case .integer64AttributeType: "Integer 64"
-        case .decimalAttributeType: "Decimal"
-        case .doubleAttributeType: "Double"
-        case .floatAttributeType: "Float"
-        case .stringAttributeType: "String"
-        case .booleanAttributeType: "Boolean"
-        case .dateAttributeType: "Date"
-        case .binaryDataAttributeType: "Binary"
-        case .UUIDAttributeType: "UUID"
-        case .URIAttributeType: "URI"
-        case .transformableAttributeType: "Transformable"
-        case .objectIDAttributeType: "ObjectID"
-        default: "Undefined"
-        }
     }
 }
