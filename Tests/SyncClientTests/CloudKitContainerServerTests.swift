@@ -207,17 +207,15 @@ extension SyncClientTests {
             try SyncClientTests.change(a) { context in
                 if let clean = try SyncClientTests.habit("Clean", in: context) { context.delete(clean) }
             }
-            try await b.syncNow()  // B's edits get their clocks now: later than A's
+            // B pushes first; A's edits reach the server after B's, but were made before them
+            // (streak) or after them (the delete), and their clocks say so.
+            try await b.syncNow()
             try await a.syncNow()
             try await b.syncNow()
             #expect(try SyncClientTests.snapshot(of: a) == SyncClientTests.snapshot(of: b))
             let texts = try SyncClientTests.snapshot(of: a).values
             #expect(texts.count == 1)
-            // Clocks are read when a change is exported, not when it was made: A's earlier edit,
-            // exported after B's, wins (issue 24: take the clock from the history transaction's time).
-            withKnownIssue("clocks are read at export, not at the edit") {
-                #expect(texts.first?.contains("streak=Optional(2)") == true)
-            }
+            #expect(texts.first?.contains("streak=Optional(2)") == true)
             #expect(
                 texts.first?.contains("isExample=Optional(1)") == true
                     || texts.first?.contains("isExample=Optional(true)") == true)

@@ -227,7 +227,9 @@ final class SyncEngine: @unchecked Sendable {
     private func currentClock() throws -> SyncClock {
         try metadata.read { db in
             let node = try SyncMetadata.value(.clientID, in: db) ?? "unregistered"
-            return SyncClock(node: node, last: try SyncMetadata.value(.clock, in: db).flatMap(HybridLogicalClock.init))
+            return SyncClock(
+                node: node, last: try SyncMetadata.value(.clock, in: db).flatMap(HybridLogicalClock.init),
+                sightings: SyncClock.sightings(from: try SyncMetadata.value(.sightings, in: db)))
         }
     }
 

@@ -4,7 +4,7 @@ import StrataSyncProtocol
 
 /// Turns local history into batches waiting in the outbox: each local transaction (never the
 /// importer's) becomes one batch or more of record changes carrying only the changed fields,
-/// each with a fresh clock reading. Record names given here, the clocks, the links and the
+/// each with a clock reading as of the transaction's time (not the export's). Record names given here, the clocks, the links and the
 /// history cursor are written with the batches in one SQLite transaction: a crash before it
 /// loses nothing (the history is still there), after it duplicates nothing.
 struct SyncExporter {
@@ -67,13 +67,22 @@ struct SyncExporter {
                 after: NSPersistentHistoryToken(transactionNumbers: [storeID: cursor]))
             let result = try context.execute(request) as? NSPersistentHistoryResult
             let transactions = (result?.result as? [NSPersistentHistoryTransaction] ?? []).filter { $0.storeID == storeID }
+            var latest: Int64?
             for transaction in transactions {
                 lastNumber = max(lastNumber, transaction.transactionNumber)
+                let time = SyncClock.wallMilliseconds(transaction.timestamp)
+                latest = max(latest ?? time, time)
                 guard transaction.author != NSPersistentCloudKitContainer.importAuthor else { continue }
+                // The change's readings as of its save: readings seen after it do not count.
+                clock.eventTime = time
+                defer { clock.eventTime = nil }
                 try export(transaction.changes ?? [], context: context, clock: &clock, work: &work)
                 work.closeBatch()
                 context.reset()
             }
+            // Every transaction up to the latest one read is exported: a later one is saved after
+            // the readings seen by then.
+            if let latest { clock.fold(upTo: latest) }
         } else {
             // The first export of a store: everything already in it is local-only.
             lastNumber = try (store as? any HistoryStore)?.lastHistoryNumber() ?? 0
@@ -104,6 +113,7 @@ struct SyncExporter {
             try SyncMetadata.setValue(String(work.nextBatch), for: .nextBatch, in: db)
             try SyncMetadata.setValue(String(lastNumber), for: .exportedHistory, in: db)
             try SyncMetadata.setValue(clock.last.description, for: .clock, in: db)
+            try SyncMetadata.setValue(clock.encodedSightings, for: .sightings, in: db)
         }
         return batches.reduce(0) { $0 + $1.changes.count }
     }

@@ -3,7 +3,8 @@ internal import GRDB
 import StrataSyncProtocol
 
 /// Applies pulled records to the store, field by field: a remote field wins only over a local
-/// field with an older clock (local edits were given their clocks when exported, just before),
+/// field with an older clock (local edits were given their clocks, as of their edit, when
+/// exported just before),
 /// a deletion wins over edits, and a record deleted here comes back only with a newer clock.
 /// The importer saves through its own context with the importer's transaction author, so that
 /// the exporter never sends its writes back; record names, clocks, links and the pull token go
@@ -66,6 +67,7 @@ struct SyncImporter {
         }
         try context.obtainPermanentIDs(for: state.created.map(\.object))
         let clockReading = clock.last.description
+        let sightings = clock.encodedSightings
         let finalState = state
         let write: (Database) throws -> Void = { db in
             for (name, object) in finalState.created {
@@ -92,6 +94,7 @@ struct SyncImporter {
             try SyncMetadata.setDeferred(finalState.deferred, in: db)
             if let nextToken { try SyncMetadata.setValue(nextToken, for: .pullToken, in: db) }
             try SyncMetadata.setValue(clockReading, for: .clock, in: db)
+            try SyncMetadata.setValue(sightings, for: .sightings, in: db)
             try SyncMetadata.setDate(Date(), for: .lastImport, in: db)
         }
         if context.hasChanges {

@@ -13,7 +13,7 @@ import StrataSyncProtocol
 struct SyncMetadata {
     /// The engine's cursors and counters, by name.
     enum Key: String {
-        case clientID, exportedHistory, pullToken, nextBatch, clock, lastImport, lastExport, lastError, zone
+        case clientID, exportedHistory, pullToken, nextBatch, clock, sightings, lastImport, lastExport, lastError, zone
     }
 
     static let stateTable = "ZSTRATASYNCSTATE"

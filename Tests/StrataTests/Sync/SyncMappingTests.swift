@@ -19,17 +19,56 @@ extension SyncTests {
             #expect(clock.tick(now: 2000) == HybridLogicalClock(wallMilliseconds: 2000, counter: 0, node: "a"))
         }
 
-        @Test func clockMovesPastEveryReadingSeen() {
+        @Test func clockMovesPastEveryReadingSeenBeforeTheChange() {
             var clock = SyncClock(node: "a")
             _ = clock.tick(now: 1000)
             let remote = HybridLogicalClock(wallMilliseconds: 5000, counter: 7, node: "z")
-            clock.observe(remote)
+            clock.observe(remote, at: 1000)
             let next = clock.tick(now: 1001)
             #expect(next > remote)
             #expect(next.node == "a")
             // An older reading leaves it alone.
-            clock.observe(HybridLogicalClock(wallMilliseconds: 10, counter: 0, node: "b"))
+            clock.observe(HybridLogicalClock(wallMilliseconds: 10, counter: 0, node: "b"), at: 1002)
             #expect(clock.tick(now: 0) > next)
+        }
+
+        /// An edit made offline at 2000 and exported after the device saw a reading of 3000 (at
+        /// 4000) gets 2000: the edit made elsewhere at 3000 is the later one and wins.
+        @Test func aChangeIsNotPushedPastReadingsSeenAfterIt() {
+            var clock = SyncClock(node: "a")
+            _ = clock.tick(now: 1000)
+            let elsewhere = HybridLogicalClock(wallMilliseconds: 3000, counter: 0, node: "b")
+            clock.observe(elsewhere, at: 4000)
+            clock.eventTime = 2000
+            let offline = clock.tick()
+            #expect(offline == HybridLogicalClock(wallMilliseconds: 2000, counter: 0, node: "a"))
+            #expect(offline < elsewhere)
+            // A change made after the sighting is later than what was seen.
+            clock.eventTime = 4500
+            let after = clock.tick()
+            #expect(after == HybridLogicalClock(wallMilliseconds: 4500, counter: 0, node: "a"))
+            #expect(clock.sightings.isEmpty)
+            // A remote reading ahead of this device's wall clock (skew) still orders a later
+            // change after it.
+            clock.observe(HybridLogicalClock(wallMilliseconds: 9000, counter: 3, node: "b"), at: 5000)
+            #expect(clock.tick(now: 5001) == HybridLogicalClock(wallMilliseconds: 9000, counter: 4, node: "a"))
+        }
+
+        @Test func sightingsStayFewAndSurviveTheirEncoding() throws {
+            var clock = SyncClock(node: "a")
+            // Readings no newer than one seen before add nothing.
+            clock.observe(HybridLogicalClock(wallMilliseconds: 50, counter: 0, node: "b"), at: 10)
+            clock.observe(HybridLogicalClock(wallMilliseconds: 40, counter: 0, node: "c"), at: 11)
+            clock.observe(HybridLogicalClock(wallMilliseconds: 60, counter: 0, node: "c"), at: 11)
+            #expect(clock.sightings.map(\.reading.wallMilliseconds) == [50, 60])
+            for n in 0..<(SyncClock.maximumSightings + 10) {
+                clock.observe(HybridLogicalClock(wallMilliseconds: 100 + Int64(n), counter: 0, node: "b"), at: 20 + Int64(n))
+            }
+            #expect(clock.sightings.count == SyncClock.maximumSightings)
+            #expect(clock.last.wallMilliseconds == 100 + 9)
+            let text = try #require(clock.encodedSightings)
+            #expect(SyncClock.sightings(from: text) == clock.sightings)
+            #expect(SyncClock.sightings(from: "not json").isEmpty)
         }
 
         @Test func recordTypesAndNamesFollowCloudKitsMirroring() throws {
