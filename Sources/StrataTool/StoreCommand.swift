@@ -16,3 +16,15 @@ struct StoreCommand: AsyncParsableCommand {
         ]
     )
 }
+
+/// The store a reading command works on, and the model to read it with: `info`, `query`,
+/// `export`, `check` and `history` take them alike.
+struct StoreArguments: ParsableArguments {
+    @Argument(help: ArgumentHelp("The store (a Core Data SQLite file).", valueName: "store"))
+    var store: String
+
+    @Option(
+        help: ArgumentHelp(
+            "The model (.xcdatamodeld, .xcdatamodel, .momd); default: the store's cached model.", valueName: "model"))
+    var model: String?
+}

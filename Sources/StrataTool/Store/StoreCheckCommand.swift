@@ -21,13 +21,7 @@ struct StoreCheckCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("The store (a Core Data SQLite file).", valueName: "store"))
-    var store: String
-
-    @Option(
-        help: ArgumentHelp(
-            "The model (.xcdatamodeld, .xcdatamodel, .momd); default: the store's cached model.", valueName: "model"))
-    var model: String?
+    @OptionGroup var arguments: StoreArguments
 
     @Flag(help: "Print JSON for scripts.")
     var json = false
@@ -35,11 +29,11 @@ struct StoreCheckCommand: ParsableCommand {
     func run() throws {
         var defects: [StoreDefect] = []
         try StoreTool.run {
-            let original = try StoreOpening.existingStore(store)
+            let original = try StoreOpening.existingStore(arguments.store)
             let copy = try StoreOpening.temporaryCopy(of: original)
             defer { try? FileManager.default.removeItem(at: copy.folder) }
             let resolvedModel: NSManagedObjectModel?
-            if let model {
+            if let model = arguments.model {
                 resolvedModel = try StoreOpening.model(path: model, storeURL: nil, metadata: nil).model
             } else {
                 resolvedModel = try? NSManagedObjectModel.cachedModel(ofStoreAt: copy.url)
@@ -54,7 +48,7 @@ struct StoreCheckCommand: ParsableCommand {
                 let database = try DatabaseQueue(path: copy.url.path, configuration: configuration)
                 defer { try? database.close() }
                 guard try database.read({ try $0.tableExists("Z_PRIMARYKEY") }) else {
-                    throw StoreToolFailure("\(store) is not a Core Data store (no Z_PRIMARYKEY table)")
+                    throw StoreToolFailure("\(arguments.store) is not a Core Data store (no Z_PRIMARYKEY table)")
                 }
                 let checks = StoreChecks(
                     database: database, model: resolvedModel, externalData: StoreOpening.externalDataFolder(of: original),
@@ -69,10 +63,10 @@ struct StoreCheckCommand: ParsableCommand {
                 let items = defects.map { ["kind": $0.kind, "message": $0.message] }
                 print(try JSONText.document(["ok": defects.isEmpty, "defects": items] as [String: Any]))
             } else if defects.isEmpty {
-                print("ok: no defects found in \(store)")
+                print("ok: no defects found in \(arguments.store)")
             } else {
                 for defect in defects { print("\(defect.kind): \(defect.message)") }
-                print("\(defects.count) \(defects.count == 1 ? "defect" : "defects") found in \(store)")
+                print("\(defects.count) \(defects.count == 1 ? "defect" : "defects") found in \(arguments.store)")
             }
         }
         if !defects.isEmpty { throw ExitCode.failure }

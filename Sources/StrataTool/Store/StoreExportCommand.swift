@@ -18,20 +18,14 @@ struct StoreExportCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("The store (a Core Data SQLite file).", valueName: "store"))
-    var store: String
-
-    @Option(
-        help: ArgumentHelp(
-            "The model (.xcdatamodeld, .xcdatamodel, .momd); default: the store's cached model.", valueName: "model"))
-    var model: String?
+    @OptionGroup var arguments: StoreArguments
 
     @Option(name: .shortAndLong, help: ArgumentHelp("Write to this file instead of standard output.", valueName: "file"))
     var output: String?
 
     func run() throws {
         try StoreTool.run {
-            let opened = try StoreOpening.openReadOnly(store, modelPath: model)
+            let opened = try StoreOpening.openReadOnly(arguments.store, modelPath: arguments.model)
             defer { opened.close() }
             let stream = try output.map(OutputStream.file(atPath:)) ?? .standardOutput()
             defer { stream.close() }

@@ -18,13 +18,7 @@ struct StoreHistoryCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("The store (a Core Data SQLite file).", valueName: "store"))
-    var store: String
-
-    @Option(
-        help: ArgumentHelp(
-            "The model (.xcdatamodeld, .xcdatamodel, .momd); default: the store's cached model.", valueName: "model"))
-    var model: String?
+    @OptionGroup var arguments: StoreArguments
 
     @Option(help: ArgumentHelp("Only transactions after this one (its number, the token printed).", valueName: "token"))
     var after: Int64?
@@ -42,11 +36,11 @@ struct StoreHistoryCommand: ParsableCommand {
 
     func run() throws {
         try StoreTool.run {
-            let opened = try StoreOpening.openReadOnly(store, modelPath: model, history: true)
+            let opened = try StoreOpening.openReadOnly(arguments.store, modelPath: arguments.model, history: true)
             defer { opened.close() }
             guard StoreOpening.hasHistoryTables(opened.url) else {
                 throw StoreToolFailure(
-                    "\(store) has no persistent history (it was never opened with NSPersistentHistoryTrackingKey)")
+                    "\(arguments.store) has no persistent history (it was never opened with NSPersistentHistoryTrackingKey)")
             }
             let request: NSPersistentHistoryChangeRequest
             if let after {

@@ -17,20 +17,14 @@ struct StoreInfoCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("The store (a Core Data SQLite file).", valueName: "store"))
-    var store: String
-
-    @Option(
-        help: ArgumentHelp(
-            "The model (.xcdatamodeld, .xcdatamodel, .momd); default: the store's cached model.", valueName: "model"))
-    var model: String?
+    @OptionGroup var arguments: StoreArguments
 
     @Flag(help: "Print JSON for scripts.")
     var json = false
 
     func run() throws {
         try StoreTool.run {
-            let opened = try StoreOpening.openReadOnly(store, modelPath: model)
+            let opened = try StoreOpening.openReadOnly(arguments.store, modelPath: arguments.model)
             defer { opened.close() }
             let info = try StoreInfo(opened)
             print(json ? try JSONText.document(info.dictionary) : info.text)

@@ -25,16 +25,10 @@ struct StoreQueryCommand: ParsableCommand {
         case table, json, csv
     }
 
-    @Argument(help: ArgumentHelp("The store (a Core Data SQLite file).", valueName: "store"))
-    var store: String
+    @OptionGroup var arguments: StoreArguments
 
     @Argument(help: ArgumentHelp("The entity to fetch.", valueName: "entity"))
     var entity: String
-
-    @Option(
-        help: ArgumentHelp(
-            "The model (.xcdatamodeld, .xcdatamodel, .momd); default: the store's cached model.", valueName: "model"))
-    var model: String?
 
     @Option(help: ArgumentHelp("An NSPredicate format string.", valueName: "predicate"))
     var predicate: String?
@@ -69,7 +63,7 @@ struct StoreQueryCommand: ParsableCommand {
 
     func run() throws {
         try StoreTool.run {
-            let opened = try StoreOpening.openReadOnly(store, modelPath: model)
+            let opened = try StoreOpening.openReadOnly(arguments.store, modelPath: arguments.model)
             defer { opened.close() }
             let entityDescription = try opened.entity(named: entity)
             let request = NSFetchRequest<NSManagedObject>(entityName: entity)
