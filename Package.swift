@@ -84,7 +84,7 @@ import PackageDescription
             dependencies: ["TodoKit", "TodoWeb", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .testTarget(name: "TodoKitTests", dependencies: ["TodoKit"]),
-        .testTarget(name: "TodoCLITests", dependencies: ["TodoKit", "todo"]),
+        .testTarget(name: "TodoCLITests", dependencies: ["TodoKit", "todo", "SyncTestSupport"]),
         // The API over HTTP on loopback, and the page in headless Chromium through WebDriver
         // (skipped with a notice where Chromium is absent, unless STRATA_REQUIRE_BROWSER=1).
         .testTarget(name: "TodoWebTests", dependencies: ["TodoKit", "TodoWeb"]),

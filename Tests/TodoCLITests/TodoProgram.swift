@@ -2,8 +2,9 @@ import Foundation
 import TodoKit
 
 /// The built `todo` program, run as a person or a script runs it, each time on a store in
-/// a temporary folder of the test's own.
-final class TodoProgram {
+/// a temporary folder of the test's own. Sendable so that a test can run it off Swift's
+/// cooperative threads; each instance belongs to one test, which changes it between runs only.
+final class TodoProgram: @unchecked Sendable {
     /// What one run printed and how it ended.
     struct Result {
         let status: Int32
@@ -25,6 +26,8 @@ final class TodoProgram {
 
     let folder: URL
     var store: URL { folder.appendingPathComponent("Todos.sqlite") }
+    /// Variables every run gets besides the test's own (`TODO_SYNC_SERVER`, say).
+    var environment: [String: String] = [:]
 
     init() throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("todo-cli-tests-\(UUID().uuidString)")
@@ -48,7 +51,7 @@ final class TodoProgram {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
-        var environment = ProcessInfo.processInfo.environment
+        var environment = ProcessInfo.processInfo.environment.merging(self.environment) { $1 }
         environment["XDG_DATA_HOME"] = folder.appendingPathComponent("data").path
         process.environment = environment
         let output = Pipe()

@@ -97,9 +97,11 @@ enum HistoryChanges {
         }.sorted { $0.1.name < $1.1.name }
     }
 
-    /// The values an update changed, old and new, by property name; relationships as IDs.
+    /// The values an update changed, old and new, by property name; relationships as IDs. Old
+    /// to-many members come from `toManyBefore` (by property index) where the row lacks them.
     static func values(
-        of change: RowChange, before old: Snapshot?, resolve: (NSManagedObjectID) -> NSManagedObjectID = { $0 }
+        of change: RowChange, before old: Snapshot?, toManyBefore: [Int: [NSManagedObjectID]]? = nil,
+        resolve: (NSManagedObjectID) -> NSManagedObjectID = { $0 }
     ) -> HistoryChangeValues {
         let properties = change.objectID.entity.layout.properties
         var previous: [String: Any] = [:]
@@ -107,7 +109,11 @@ enum HistoryChanges {
         for index in change.changed where index < properties.count {
             let name = properties[index].name
             if let value = change.values[index] { updated[name] = resolveIDs(value, resolve) }
-            if let old, index < old.values.count, let value = old.values[index] { previous[name] = value }
+            if let members = toManyBefore?[index] {
+                previous[name] = members
+            } else if let old, index < old.values.count, let value = old.values[index] {
+                previous[name] = value
+            }
         }
         return HistoryChangeValues(previous: previous, updated: updated)
     }

@@ -141,6 +141,54 @@ extension HistoryTests {
             #expect(update.previousValues?["list"] == nil)
         }
 
+        /// To-many members live outside the object's row (a join table, the other side's
+        /// column): the old ones are read before the save writes the new ones.
+        @Test(arguments: HistoryTests.storeTypes)
+        func valuesOptionRecordsOldAndNewToManyMembers(type: String) throws {
+            let stack = try Stack(type: type, at: HistoryTests.url(for: type, in: scratch), values: true)
+            let context = stack.context()
+            let (item, tags, lists) = try context.performAndWait {
+                let item = NSEntityDescription.insertNewObject(forEntityName: "HistItem", into: context)
+                let tags = (0..<3).map { _ in NSEntityDescription.insertNewObject(forEntityName: "HistTag", into: context) }
+                let lists = (0..<2).map { _ in NSEntityDescription.insertNewObject(forEntityName: "HistList", into: context) }
+                item.setValue(NSSet(array: [tags[0], tags[1]]), forKey: "tags")
+                item.setValue(lists[0], forKey: "list")
+                try context.save()
+                return (item.objectID, tags.map(\.objectID), lists.map(\.objectID))
+            }
+            try context.performAndWait {
+                let object = try context.existingObject(with: item)
+                object.setValue(
+                    NSSet(array: [try context.existingObject(with: tags[1]), try context.existingObject(with: tags[2])]),
+                    forKey: "tags")
+                object.setValue(try context.existingObject(with: lists[1]), forKey: "list")
+                try context.save()
+            }
+            let changes = try #require(try stack.transactions().last?.changes)
+            func members(_ value: Any?) -> Set<NSManagedObjectID>? {
+                switch value {
+                case let ids as [NSManagedObjectID]: Set(ids)
+                case let ids as Set<NSManagedObjectID>: ids
+                case let set as NSSet: Set(set.allObjects.compactMap { $0 as? NSManagedObjectID })
+                default: nil
+                }
+            }
+            let itemUpdate = try #require(changes.first { $0.changedObjectID == item && $0.changeType == .update })
+            #expect(members(itemUpdate.previousValues?["tags"]) == [tags[0], tags[1]])
+            #expect(members(itemUpdate.updatedValues?["tags"]) == [tags[1], tags[2]])
+            // The lists' side of the move: the old list loses the item, the new one gains it.
+            let oldList = try #require(changes.first { $0.changedObjectID == lists[0] && $0.changeType == .update })
+            #expect(members(oldList.previousValues?["items"]) == [item])
+            #expect(members(oldList.updatedValues?["items"]) == [])
+            let newList = try #require(changes.first { $0.changedObjectID == lists[1] && $0.changeType == .update })
+            #expect(members(newList.previousValues?["items"]) == [])
+            #expect(members(newList.updatedValues?["items"]) == [item])
+            // A tag that left: its items lose the item.
+            let leftTag = try #require(changes.first { $0.changedObjectID == tags[0] && $0.changeType == .update })
+            #expect(members(leftTag.previousValues?["items"]) == [item])
+            #expect(members(leftTag.updatedValues?["items"]) == [])
+        }
+
         @Test(arguments: [NSSQLiteStoreType, NSBinaryStoreType])
         func historyOutlivesTheCoordinator(type: String) throws {
             let url = HistoryTests.url(for: type, in: scratch)

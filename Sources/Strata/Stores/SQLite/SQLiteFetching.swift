@@ -101,11 +101,25 @@ extension SQLiteStore {
         of objectID: NSManagedObjectID, relationship: NSRelationshipDescription
     ) throws -> [Snapshot] {
         let (database, mapping) = try readDatabase()
-        guard let source = mapping.mapping(for: objectID.entity),
-            let index = objectID.entity.layout.indexByName[relationship.name],
+        guard let (sql, destination) = relatedRowsSQL(of: objectID.entity, relationship: relationship, mapping: mapping)
+        else { return [] }
+        return try database.unsafeRead { db in
+            let decoder = SQLiteRowDecoder(store: self, mapping: mapping, expected: destination)
+            return try readRows(db, sql: sql, arguments: [objectID.primaryKey]) { decoder.decode($0) }
+        }
+    }
+
+    /// The query of a to-many relationship's destination rows (their columns as `decodeRow`
+    /// reads them) for one owner's key, in the relationship's order; nil when the relationship
+    /// is not stored as a to-many of this entity.
+    func relatedRowsSQL(
+        of entity: NSEntityDescription, relationship: NSRelationshipDescription, mapping: SQLiteStoreMapping
+    ) -> (sql: String, destination: SQLiteEntityMapping)? {
+        guard let source = mapping.mapping(for: entity),
+            let index = entity.layout.indexByName[relationship.name],
             let storage = source.toMany[index],
             let destination = relationship.destinationEntity.flatMap({ mapping.mapping(for: $0) })
-        else { return [] }
+        else { return nil }
         let key = SQLiteStoreMapping.RelatedKey(relationship: ObjectIdentifier(relationship), entity: source.number)
         let sql = mapping.relatedTexts.text(for: key) {
             let columns = (mapping.selectColumns[destination.table] ?? ["Z_PK", "Z_ENT", "Z_OPT"])
@@ -125,10 +139,7 @@ extension SQLiteStore {
                 return "SELECT \(columns) FROM \(destination.table) d WHERE d.\(column) = ?"
             }
         }
-        return try database.unsafeRead { db in
-            let decoder = SQLiteRowDecoder(store: self, mapping: mapping, expected: destination)
-            return try readRows(db, sql: sql, arguments: [objectID.primaryKey]) { decoder.decode($0) }
-        }
+        return (sql, destination)
     }
 
     // MARK: SQL and decoding

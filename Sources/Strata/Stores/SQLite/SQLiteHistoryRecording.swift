@@ -147,12 +147,17 @@ extension SQLiteStore {
     }
 
     /// What a save's history needs from rows before the save changes them: the preserved
-    /// values of deleted rows, and (when values are recorded) the old values of updated ones.
+    /// values of deleted rows, and (when values are recorded) the old values of updated ones,
+    /// with the old members of the to-many relationships an update writes.
     func rowsBeforeSave(
         _ request: StoreSaveRequest, history: SQLiteHistory, db: Database, mapping: SQLiteStoreMapping
-    ) throws -> (tombstones: ObjectIDDictionary<[String: Any]>, previous: ObjectIDDictionary<Snapshot>) {
+    ) throws -> (
+        tombstones: ObjectIDDictionary<[String: Any]>, previous: ObjectIDDictionary<Snapshot>,
+        previousToMany: ObjectIDDictionary<[Int: [NSManagedObjectID]]>
+    ) {
         var tombstones = ObjectIDDictionary<[String: Any]>()
         var previous = ObjectIDDictionary<Snapshot>()
+        var previousToMany = ObjectIDDictionary<[Int: [NSManagedObjectID]]>()
         for change in request.deletes {
             guard let preserved = history.layouts[ObjectIdentifier(change.objectID.entity)]?.tombstones, !preserved.isEmpty,
                 let row = try storedRow(change.objectID, db: db, mapping: mapping)
@@ -166,17 +171,36 @@ extension SQLiteStore {
         if history.recordsValues {
             for change in request.updates {
                 if let row = try storedRow(change.objectID, db: db, mapping: mapping) { previous[change.objectID] = row }
+                let members = try storedToMany(of: change, db: db, mapping: mapping)
+                if !members.isEmpty { previousToMany[change.objectID] = members }
             }
         }
-        return (tombstones, previous)
+        return (tombstones, previous, previousToMany)
+    }
+
+    /// The members, before the save, of the to-many relationships an update writes (they live
+    /// in the destination's rows or a join table, not in the object's row), by property index.
+    private func storedToMany(
+        of change: RowChange, db: Database, mapping: SQLiteStoreMapping
+    ) throws -> [Int: [NSManagedObjectID]] {
+        let entity = change.objectID.entity
+        let properties = entity.layout.properties
+        var members: [Int: [NSManagedObjectID]] = [:]
+        for index in change.changed where index < properties.count {
+            guard let relationship = properties[index] as? NSRelationshipDescription, relationship.isToMany,
+                let (sql, destination) = relatedRowsSQL(of: entity, relationship: relationship, mapping: mapping)
+            else { continue }
+            let decoder = SQLiteRowDecoder(store: self, mapping: mapping, expected: destination)
+            members[index] = try readRows(db, sql: sql, arguments: [change.objectID.primaryKey]) { decoder.decode($0).objectID }
+        }
+        return members
     }
 
     private func storedRow(_ id: NSManagedObjectID, db: Database, mapping: SQLiteStoreMapping) throws -> Snapshot? {
         guard let entity = mapping.mapping(for: id.entity), let columns = mapping.selectColumns[entity.table] else { return nil }
         let row = try Row.fetchOne(
             db, sql: "SELECT \(columns.joined(separator: ", ")) FROM \(entity.table) WHERE Z_PK = ?", arguments: [id.primaryKey])
-        // To-many relationships are not in the row: an update's old to-many values are not
-        // recorded (DEVIATIONS.md).
+        // To-many relationships are not in the row (`storedToMany` reads them).
         return row.map { decode($0, mapping: mapping, expected: entity) }
     }
 }

@@ -137,7 +137,11 @@ extension SQLiteStore {
                     let changes = HistoryChanges.of(
                         request, inserted: result.inserted, tombstones: { before.tombstones[$0.objectID] },
                         values: history.recordsValues
-                            ? { HistoryChanges.values(of: $0, before: before.previous[$0.objectID], resolve: resolve) } : nil)
+                            ? {
+                                HistoryChanges.values(
+                                    of: $0, before: before.previous[$0.objectID],
+                                    toManyBefore: before.previousToMany[$0.objectID], resolve: resolve)
+                            } : nil)
                     try history.record(changes, author: request.historyAuthor, db: db, mapping: mapping)
                 }
                 try request.attachedWrite?(db)
