@@ -64,22 +64,39 @@ struct PortCommand: AsyncParsableCommand {
     /// Scans every file, fixes when asked, prints the spots and exits 1 while some remain.
     func run() async throws {
         try ModelSupportOutput.run {
-            let files = try PortFiles.swiftFiles(in: paths)
+            var named = Set<String>()
+            let files = try PortFiles.swiftFiles(in: paths).filter { named.insert($0).inserted }
             // Classes and to-many relationships from every file; a name some file declares with
             // another type (`var tags: [TagModel]`) is ambiguous and left to the model, if given.
             var context = PortContext()
             for file in files {
                 guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { continue }
-                context.merge(PortScanner.declarations(in: text))
+                var declared = PortScanner.declarations(in: text)
+                declared.classFiles = Dictionary(uniqueKeysWithValues: declared.classes.map { ($0, [file]) })
+                context.merge(declared)
             }
             context.relationships = context.relationships.filter { !context.otherProperties.contains($0.key) }
             if let model {
                 context.relationships.merge(try Self.toManyRelationships(of: model)) { $0 || $1 }
             }
-            var findings: [PortFinding] = []
-            for file in files {
-                findings += try PortFileFixer(path: file, context: context).run(fix: fix)
+            // Overrides that move out of extensions into their classes: the classes' files are
+            // written first, so that no member leaves one file before it is in the other.
+            var moves: [String: [PortMove]] = [:]
+            if fix {
+                for file in files {
+                    guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { continue }
+                    for move in PortScanner.scan(text, file: file, context: context).compactMap(\.move) {
+                        moves[move.file, default: []].append(move)
+                    }
+                }
             }
+            var findingsByFile: [String: [PortFinding]] = [:]
+            for file in files.filter({ moves[$0] != nil }) + files.filter({ moves[$0] == nil })
+            where findingsByFile[file] == nil {
+                findingsByFile[file] = try PortFileFixer(path: file, context: context, insertions: moves[file] ?? []).run(
+                    fix: fix)
+            }
+            let findings = files.flatMap { findingsByFile[$0] ?? [] }
             let fixed = findings.filter(\.fixed).count
             let report = Report(files: files.count, findings: findings, fixed: fixed, remaining: findings.count - fixed)
             if json {

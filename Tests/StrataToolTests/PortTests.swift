@@ -73,7 +73,7 @@ struct PortTests {
         #expect(again.output.isEmpty)
     }
 
-    @Test("spots without a mechanical fix are listed, the rest fixed, and the exit status stays 1")
+    @Test("spots without a mechanical fix are listed, the rest fixed (overrides moved into their class), exit status 1")
     func handWork() throws {
         let (folder, file) = try Self.copy("Hooks.swift")
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -89,16 +89,38 @@ struct PortTests {
                 "3 unavailable-framework by hand",
                 "6 nsmanaged fixed",
                 "10 objc fixed",
-                "10 override-in-extension by hand",
-                "15 override-in-extension by hand",
+                "10 override-in-extension fixed",
+                "15 override-in-extension fixed",
                 "21 unavailable-api by hand",
                 "28 kvo by hand",
             ], "\(spots)")
         let message = try #require(findings.first { $0["rule"] as? String == "override-in-extension" }?["message"] as? String)
         #expect(message.contains("move it into the declaration of class PortHookNote"))
         let fixed = try String(contentsOfFile: file, encoding: .utf8)
-        #expect(fixed.contains("    @Managed var title: String?"))
-        #expect(fixed.contains("extension PortHookNote {\n    override func awakeFromInsert() {"))
+        // The extension held only overrides: they are in the class now, and it is gone.
+        #expect(
+            fixed.hasPrefix(
+                """
+                // swift-format-ignore-file
+                import CoreData
+                import SwiftUI
+
+                class PortHookNote: NSManagedObject {
+                    @Managed var title: String?
+
+                    override func awakeFromInsert() {
+                        super.awakeFromInsert()
+                        title = "Untitled"
+                    }
+
+                    override func validateForInsert() throws {
+                        try super.validateForInsert()
+                    }
+                }
+
+                struct PortNoteList: View {
+
+                """), "\(fixed)")
         #expect(fixed.contains("\"@NSManaged in a string is not code, nor is #keyPath(PortHookNote.title)\""))
     }
 
@@ -120,6 +142,59 @@ struct PortTests {
         #expect(result.error.contains("2 files, 1 spot, 1 fixable with --fix, 0 to change by hand"))
         let clean = try StrataProgram.run(["port", folder.appendingPathComponent("Clean.swift").path])
         #expect(clean.status == 0)
+    }
+
+    @Test("--fix moves an override, with its comment, from an extension in one file into its class in another")
+    func movesOverrideAcrossFiles() throws {
+        let folder = try ModelTestFiles.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let classFile = folder.appendingPathComponent("A.swift").path
+        let extensionFile = folder.appendingPathComponent("B.swift").path
+        try "import CoreData\n\nclass Todo: NSManagedObject {}\n".write(toFile: classFile, atomically: true, encoding: .utf8)
+        try """
+        import CoreData
+
+        extension Todo {
+            /// A new to-do starts open.
+            override func awakeFromInsert() {
+                super.awakeFromInsert()
+            }
+
+            func rename() {}
+        }
+
+        """.write(toFile: extensionFile, atomically: true, encoding: .utf8)
+        let listed = try StrataProgram.run(["port", folder.path])
+        #expect(listed.status == 1)
+        #expect(listed.output.contains("B.swift:5:5: error: `override func awakeFromInsert()` in an extension of Todo"))
+        #expect(listed.output.contains("replace with: moved into class Todo in \(classFile)"), "\(listed.output)")
+        let result = try StrataProgram.run(["port", "--fix", folder.path])
+        #expect(result.status == 0, "\(result.output)\(result.error)")
+        #expect(
+            try String(contentsOfFile: classFile, encoding: .utf8)
+                == """
+                import CoreData
+
+                class Todo: NSManagedObject {
+                    /// A new to-do starts open.
+                    override func awakeFromInsert() {
+                        super.awakeFromInsert()
+                    }
+                }
+
+                """)
+        #expect(
+            try String(contentsOfFile: extensionFile, encoding: .utf8)
+                == """
+                import CoreData
+
+                extension Todo {
+                    func rename() {}
+                }
+
+                """)
+        let again = try StrataProgram.run(["port", folder.path])
+        #expect(again.status == 0, "\(again.output)")
     }
 
     @Test("an override in an extension of a class Xcode generates says to declare the class")

@@ -47,6 +47,8 @@ enum PortFiles {
 struct PortFileFixer {
     let path: String
     let context: PortContext
+    /// Overrides moved out of extensions (of any file) into classes this file declares.
+    var insertions: [PortMove] = []
 
     /// The file's findings; with `fix`, the mechanical ones applied (marked `fixed`) and the
     /// file written back only when it changed. Edits that overlap an applied one (two spots in
@@ -61,6 +63,10 @@ struct PortFileFixer {
         let findings = PortScanner.scan(original, file: path, context: context)
         guard fix else { return findings }
         var text = original
+        // The members moved here, at the end of their classes' bodies, before anything else.
+        for moves in Dictionary(grouping: insertions, by: \.className).values {
+            if let edit = PortScanner.insertion(of: moves, into: text) { text = SourceEdit.apply([edit], to: text).text }
+        }
         for _ in 0..<4 {
             let current = PortScanner.scan(text, file: path, context: context)
             let edits = current.compactMap(\.edit)

@@ -33,6 +33,9 @@ struct PortFinding: Encodable, Equatable {
 
     /// The edit `--fix` applies; not part of the output.
     var edit: SourceEdit?
+    /// For an override moved out of an extension: what the class's file receives (the edit
+    /// removes it here). Not part of the output.
+    var move: PortMove?
 
     /// What the JSON holds: everything but the edit.
     enum CodingKeys: String, CodingKey {

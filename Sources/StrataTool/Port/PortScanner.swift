@@ -58,14 +58,15 @@ final class PortScanner: SyntaxVisitor {
     /// Records a spot; `display` is the replacement as people read it, when the edit's own text
     /// (a whole rewritten declaration, say) would say less.
     private func report(
-        _ node: some SyntaxProtocol, _ rule: PortFinding.Rule, _ message: String, edit: SourceEdit? = nil, display: String? = nil
+        _ node: some SyntaxProtocol, _ rule: PortFinding.Rule, _ message: String, edit: SourceEdit? = nil, display: String? = nil,
+        move: PortMove? = nil
     ) {
         let location = node.startLocation(converter: converter)
         let replacement = edit.map { edit in display ?? (edit.replacement.isEmpty ? "(removed)" : edit.replacement) }
         findings.append(
             PortFinding(
                 file: file, line: location.line, column: location.column, rule: rule, message: message, replacement: replacement,
-                edit: edit))
+                edit: edit, move: move))
     }
 
     // MARK: Attributes: @NSManaged, @objc, SwiftUI's property wrappers
@@ -162,15 +163,59 @@ final class PortScanner: SyntaxVisitor {
             let extensionDecl = node.parent?.parent?.parent?.parent?.as(ExtensionDeclSyntax.self)
         else { return }
         let type = extensionDecl.extendedType.trimmedDescription
+        let message =
+            "`override \(name)` in an extension of \(type) does not compile on Linux (without Objective-C, Swift overrides"
+            + " only in the class body); "
+        // A class declared once in these files takes the member: a move `--fix` makes.
+        if let files = context.classFiles[type], files.count == 1, let target = files.first {
+            // An extension that holds nothing else goes with its members.
+            let isOverride = { (member: MemberBlockItemSyntax) -> Bool in
+                let modifiers =
+                    member.decl.as(FunctionDeclSyntax.self)?.modifiers ?? member.decl.as(VariableDeclSyntax.self)?.modifiers
+                return modifiers?.contains { $0.name.tokenKind == .keyword(.override) } ?? false
+            }
+            let onlyOverrides =
+                extensionDecl.memberBlock.members.allSatisfy(isOverride) && extensionDecl.inheritanceClause == nil
+                && extensionDecl.genericWhereClause == nil && extensionDecl.attributes.isEmpty
+            let removal = SourceEdit.removingDeclaration(onlyOverrides ? Syntax(extensionDecl) : Syntax(node), in: bytes)
+            let move = PortMove(className: type, file: target, member: SourceEdit.declarationText(node, in: bytes))
+            report(
+                node, .overrideInExtension,
+                message + "move it into the declaration of class \(type) (\(target)), without @objc", edit: removal,
+                display: "moved into class \(type) in \(target)", move: move)
+            return
+        }
         let advice =
             context.classes.contains(type)
             ? "move it into the declaration of class \(type), without @objc"
             : "\(type)'s class is not declared in these files (Xcode generates it): set the entity's codegen to"
                 + " Category/Extension, declare `class \(type): NSManagedObject` and move the override there, without @objc"
-        report(
-            node, .overrideInExtension,
-            "`override \(name)` in an extension of \(type) does not compile on Linux (without Objective-C, Swift overrides"
-                + " only in the class body); " + advice)
+        report(node, .overrideInExtension, message + advice)
+    }
+
+    /// The edit that puts moved members at the end of a class's body (in source order), or nil
+    /// when the text declares no such class.
+    static func insertion(of moves: [PortMove], into source: String) -> SourceEdit? {
+        guard let className = moves.first?.className else { return nil }
+        let finder = ClassFinder(name: className, viewMode: .sourceAccurate)
+        finder.walk(Parser.parse(source: source))
+        guard let declaration = finder.found else { return nil }
+        let bytes = Array(source.utf8)
+        let classIndent = SourceEdit.indentation(at: declaration.positionAfterSkippingLeadingTrivia.utf8Offset, in: bytes)
+        let memberIndent = classIndent + "    "
+        let members = moves.map { move in
+            move.member.split(separator: "\n", omittingEmptySubsequences: false).map { $0.isEmpty ? "" : memberIndent + $0 }
+                .joined(separator: "\n")
+        }
+        let brace = declaration.memberBlock.rightBrace.positionAfterSkippingLeadingTrivia.utf8Offset
+        let lineStart = SourceEdit.lineStart(of: brace, in: bytes)
+        if String(decoding: bytes[lineStart..<brace], as: UTF8.self).allSatisfy({ $0 == " " || $0 == "\t" }) {
+            // `}` on its own line: the members go before it, after a blank line when the body has members.
+            let separator = declaration.memberBlock.members.isEmpty ? "" : "\n"
+            return SourceEdit(start: lineStart, end: lineStart, replacement: separator + members.joined(separator: "\n\n") + "\n")
+        }
+        // `{}` on one line.
+        return SourceEdit(start: brace, end: brace, replacement: "\n" + members.joined(separator: "\n\n") + "\n" + classIndent)
     }
 
     override func visit(_ node: InitializerDeclSyntax) -> SyntaxVisitorContinueKind {
@@ -366,6 +411,8 @@ struct PortContext {
     var relationships: [String: Bool] = [:]
     /// The classes the files declare.
     var classes: Set<String> = []
+    /// The files that declare each class (as the files were named), when known.
+    var classFiles: [String: [String]] = [:]
     /// Properties declared with a type other than `NSSet`/`NSOrderedSet`.
     var otherProperties: Set<String> = []
 
@@ -373,6 +420,7 @@ struct PortContext {
     mutating func merge(_ other: PortContext) {
         relationships.merge(other.relationships) { $0 || $1 }
         classes.formUnion(other.classes)
+        classFiles.merge(other.classFiles) { $0 + $1 }
         otherProperties.formUnion(other.otherProperties)
     }
 }
@@ -402,4 +450,28 @@ private final class PortDeclarations: SyntaxVisitor {
         }
         return .skipChildren
     }
+}
+
+/// The first declaration of a class of the given name, at any depth.
+private final class ClassFinder: SyntaxVisitor {
+    let name: String
+    var found: ClassDeclSyntax?
+
+    init(name: String, viewMode: SyntaxTreeViewMode) {
+        self.name = name
+        super.init(viewMode: viewMode)
+    }
+
+    override func visit(_ node: ClassDeclSyntax) -> SyntaxVisitorContinueKind {
+        if found == nil, node.name.text == name { found = node }
+        return found == nil ? .visitChildren : .skipChildren
+    }
+}
+
+/// A member `--fix` moves out of an extension into its class's declaration: the class, the
+/// file that declares it, and the member's text (its comments included, not indented).
+struct PortMove: Equatable {
+    var className: String
+    var file: String
+    var member: String
 }
