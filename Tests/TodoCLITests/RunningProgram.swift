@@ -50,14 +50,16 @@ final class RunningProgram {
     var outputText: String { output.text }
     var errorText: String { error.text }
 
-    /// Waits for the output to hold a line with `text`, and returns that line.
+    /// Waits for the output to hold a line with `text`, and returns that line. The output is
+    /// looked at once more after the deadline: in a full test run this task may wait longer
+    /// than the deadline for a thread, while the program printed long before.
     func line(containing text: String, within seconds: Double = 60) async throws -> String {
         let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
+        while true {
             if let line = outputText.split(separator: "\n").first(where: { $0.contains(text) }) {
                 return String(line)
             }
-            if !process.isRunning { break }
+            guard Date() < deadline, process.isRunning else { break }
             try await Task.sleep(for: .milliseconds(50))
         }
         throw CocoaError(
