@@ -102,7 +102,7 @@ extension NSPersistentStoreCoordinator {
                         NSPersistentHistoryChange(
                             record: change,
                             objectID: NSManagedObjectID(entity: change.entity, primaryKey: change.primaryKey, origin: origin),
-                            header: header, values: change.values)
+                            header: header)
                     }
                 }
                 transactions.append(transaction)

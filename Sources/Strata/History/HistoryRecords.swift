@@ -12,18 +12,62 @@ struct HistoryTransactionRecord: @unchecked Sendable {
     var changes: [HistoryChangeRecord] = []
 }
 
-/// One object's change as a store keeps it.
+/// One object's change as a store keeps it. What only updates and deletes have is kept in a
+/// box of its own, so that a record is five words: reading 100k changes copies records several
+/// times, and each copy retained and released three optional collections (B1r).
 struct HistoryChangeRecord: @unchecked Sendable {
     var id: Int64
     var type: NSPersistentHistoryChangeType
     var entity: NSEntityDescription
     var primaryKey: Int64
+    /// Updated properties, tombstone and values; nil for an insert (and a change without them).
+    private(set) var detail: HistoryChangeDetail?
+
+    init(
+        id: Int64, type: NSPersistentHistoryChangeType, entity: NSEntityDescription, primaryKey: Int64,
+        updatedIndexes: [Int]? = nil, tombstone: [String: Any]? = nil, values: HistoryChangeValues? = nil
+    ) {
+        self.id = id
+        self.type = type
+        self.entity = entity
+        self.primaryKey = primaryKey
+        detail = HistoryChangeDetail.make(updatedIndexes: updatedIndexes, tombstone: tombstone, values: values)
+    }
+
     /// Layout positions of the properties an update wrote.
-    var updatedIndexes: [Int]?
+    var updatedIndexes: [Int]? {
+        get { detail?.updatedIndexes }
+        set { detail = .make(updatedIndexes: newValue, tombstone: tombstone, values: values) }
+    }
     /// A delete's preserved attribute values, by name.
-    var tombstone: [String: Any]?
+    var tombstone: [String: Any]? {
+        get { detail?.tombstone }
+        set { detail = .make(updatedIndexes: updatedIndexes, tombstone: newValue, values: values) }
+    }
     /// An update's values, when the store records them (beyond Apple).
-    var values: HistoryChangeValues?
+    var values: HistoryChangeValues? {
+        get { detail?.values }
+        set { detail = .make(updatedIndexes: updatedIndexes, tombstone: tombstone, values: newValue) }
+    }
+}
+
+/// The parts of a change record only some changes have; never changed once made (a record's
+/// setters make a new one), so that records copied from one another stay independent.
+final class HistoryChangeDetail: @unchecked Sendable {
+    let updatedIndexes: [Int]?
+    let tombstone: [String: Any]?
+    let values: HistoryChangeValues?
+
+    private init(updatedIndexes: [Int]?, tombstone: [String: Any]?, values: HistoryChangeValues?) {
+        self.updatedIndexes = updatedIndexes
+        self.tombstone = tombstone
+        self.values = values
+    }
+
+    static func make(updatedIndexes: [Int]?, tombstone: [String: Any]?, values: HistoryChangeValues?) -> HistoryChangeDetail? {
+        guard updatedIndexes != nil || tombstone != nil || values != nil else { return nil }
+        return HistoryChangeDetail(updatedIndexes: updatedIndexes, tombstone: tombstone, values: values)
+    }
 }
 
 /// Who saves: what every transaction a process records carries besides its changes.

@@ -14,8 +14,9 @@ import Foundation
 /// Subentities share their root entity's table in a SQLite store (single-table
 /// inheritance), and inherit its properties, constraints and indexes.
 open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
+    // Read at every fetch, save and ID printed: not checked for exclusive access at each read.
     /// The entity's name, unique in its model.
-    public var name: String?
+    @exclusivity(unchecked) public var name: String?
     /// The class of the entity's objects. `NSManagedObject` unless the model names one.
     public var managedObjectClassName: String! = "NSManagedObject"
     /// Whether the entity has no objects of its own, only of its subentities.

@@ -81,26 +81,30 @@ extension SQLiteStore: HistoryStore {
             guard let entity = entityCache.entity,
                 let type = NSPersistentHistoryChangeType(rawValue: Int(sqlite3_column_int64(raw, 2)))
             else { continue }
-            var change = HistoryChangeRecord(
-                id: sqlite3_column_int64(raw, 0), type: type, entity: entity, primaryKey: sqlite3_column_int64(raw, 4))
+            var updatedIndexes: [Int]?
+            var values: HistoryChangeValues?
+            var tombstone: [String: Any]?
             if type == .update, let layout = entityCache.layout {
-                change.updatedIndexes = Self.indexes(inBitVector: Self.blob(raw, 5), layout: layout)
+                updatedIndexes = Self.indexes(inBitVector: Self.blob(raw, 5), layout: layout)
                 if hasValues, sqlite3_column_type(raw, 6) != SQLITE_NULL || sqlite3_column_type(raw, 7) != SQLITE_NULL {
-                    change.values = HistoryChangeValues(
+                    values = HistoryChangeValues(
                         previous: HistoryValueCoding.decode(Self.blob(raw, 6), entity: entity, objectID: objectID) ?? [:],
                         updated: HistoryValueCoding.decode(Self.blob(raw, 7), entity: entity, objectID: objectID) ?? [:])
                 }
             }
             if type == .delete, let layout = entityCache.layout {
-                var tombstone: [String: Any] = [:]
+                var preservedValues: [String: Any] = [:]
                 for (column, preserved) in layout.tombstones.enumerated() where column < tombstoneColumns {
                     let value = DatabaseValue(sqliteStatement: raw, index: tombstoneStart + Int32(column))
                     if let decoded = SQLiteValueCodec.decode(value, attribute: preserved.attribute, externalData: { _ in nil }) {
-                        tombstone[preserved.attribute.name] = decoded
+                        preservedValues[preserved.attribute.name] = decoded
                     }
                 }
-                change.tombstone = tombstone
+                tombstone = preservedValues
             }
+            let change = HistoryChangeRecord(
+                id: sqlite3_column_int64(raw, 0), type: type, entity: entity, primaryKey: sqlite3_column_int64(raw, 4),
+                updatedIndexes: updatedIndexes, tombstone: tombstone, values: values)
             // Changes come in transaction order; those of a transaction the range skips (none,
             // as transactions are numbered in order) are passed over.
             let transactionNumber = sqlite3_column_int64(raw, 1)
