@@ -91,23 +91,8 @@ extension NSBatchInsertRequest: BatchRequest {
             return { try iterator.next().map(builder.row(from:)) }
         }
         if let handler = dictionaryHandler {
-            // Each row starts from an empty dictionary that keeps values in the row's own
-            // layout: the last row's, emptied, unless the handler kept a reference to it (then
-            // what it kept stays as the handler left it, and the next row gets a new one).
-            var dictionary = BatchRowDictionary.make(for: builder)
-            var isFresh = true
-            return {
-                if !isFresh {
-                    if isKnownUniquelyReferenced(&dictionary) {
-                        dictionary.clear()
-                    } else {
-                        dictionary = BatchRowDictionary.make(for: builder)
-                    }
-                }
-                isFresh = false
-                if handler(dictionary) { return nil }
-                return try dictionary.row()
-            }
+            let source = DictionaryRowSource(builder: builder, handler: handler)
+            return { try source.next() }
         }
         if let handler = managedObjectHandler {
             let type = ManagedObjectClasses.objectClass(for: builder.entity)
@@ -190,4 +175,37 @@ extension NSBatchDeleteRequest: BatchRequest {
 extension NSManagedObjectContext {
     /// The context's author and name, which persistent history records for its requests.
     var historyAuthor: HistoryAuthor { HistoryAuthor(author: transactionAuthor, contextName: name) }
+}
+
+/// The rows of a dictionary handler. Each row starts from an empty dictionary that keeps values
+/// in the row's own layout: the last row's, emptied, unless the handler kept a reference to it
+/// (then what it kept stays as the handler left it, and the next row gets a new one).
+///
+/// The state is a class's, read without checks of exclusive access (only `next()` touches it,
+/// one row at a time): as `var`s captured by the row closure it cost six run-time checks a row,
+/// 1.3% of batch-inserting 100k rows (B2).
+private final class DictionaryRowSource {
+    private let builder: BatchRowBuilder
+    private let handler: (NSMutableDictionary) -> Bool
+    @exclusivity(unchecked) private var dictionary: BatchRowDictionary
+    @exclusivity(unchecked) private var isFresh = true
+
+    init(builder: BatchRowBuilder, handler: @escaping (NSMutableDictionary) -> Bool) {
+        self.builder = builder
+        self.handler = handler
+        dictionary = BatchRowDictionary.make(for: builder)
+    }
+
+    func next() throws -> BatchRow? {
+        if !isFresh {
+            if isKnownUniquelyReferenced(&dictionary) {
+                dictionary.clear()
+            } else {
+                dictionary = BatchRowDictionary.make(for: builder)
+            }
+        }
+        isFresh = false
+        if handler(dictionary) { return nil }
+        return try dictionary.row()
+    }
 }

@@ -73,13 +73,14 @@ private final class SQLiteBatchInserter {
     /// The columns of each uniqueness constraint; empty when the entity has none.
     let constraints: [[String]]
     /// The key the next new row gets.
-    var nextKey: Int64
+    @exclusivity(unchecked) var nextKey: Int64
     /// Statements by the attributes an object-trump upsert writes (one entry otherwise).
     var statements: [[Int]: Statement] = [:]
     /// The statement of every row when the request needs only one (all but object-trump
     /// upserts), so that no row hashes a key to find it.
     var single: Statement?
-    var outcome = BatchOutcome()
+    // Changed at every row, by this inserter only: not checked for exclusive access.
+    @exclusivity(unchecked) var outcome = BatchOutcome()
     /// Stored rows an upsert wrote over.
     var replaced: [NSManagedObjectID] = []
     /// The ID every row's change carries while it is bound.
