@@ -239,17 +239,11 @@ final class SyncEngine: @unchecked Sendable {
     private func pushOutbox() async throws {
         var refusals = 0
         while !isStopped {
-            let (clientID, batches) = try metadata.read { db in
-                (try SyncMetadata.clientID(in: db), try SyncMetadata.outbox(limit: 200, in: db))
+            let limit = maximumChangesPerRequest
+            let (clientID, request) = try metadata.read { db in
+                (try SyncMetadata.clientID(in: db), try SyncMetadata.outboxRequest(maximumChanges: limit, in: db))
             }
-            guard !batches.isEmpty else { return }
-            var request: [ChangeBatch] = []
-            var count = 0
-            for batch in batches {
-                if !request.isEmpty && count + batch.changes.count > maximumChangesPerRequest { break }
-                request.append(batch)
-                count += batch.changes.count
-            }
+            guard !request.isEmpty else { return }
             try await uploadAssets(of: request)
             do {
                 let answer = try await client.push(PushRequest(clientID: clientID, batches: request), zone: zone)

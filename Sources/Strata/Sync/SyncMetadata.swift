@@ -204,6 +204,24 @@ struct SyncMetadata {
             arguments: [batch.batchSequence, try JSONEncoder().encode(batch)])
     }
 
+    /// The first batches of the outbox, in order, as many as one push request takes: up to
+    /// `maximumChanges` changes (at least one batch). Batches are read and decoded one at a
+    /// time: reading a fixed number of them for every request decoded a large upload's outbox
+    /// over and over (100k objects: 250 requests, each decoding up to 200 batches).
+    static func outboxRequest(maximumChanges: Int, in db: Database) throws -> [ChangeBatch] {
+        let bodies = try Data.fetchCursor(db, sql: "SELECT ZBODY FROM \(outboxTable) ORDER BY ZBATCH")
+        let decoder = JSONDecoder()
+        var batches: [ChangeBatch] = []
+        var count = 0
+        while let body = try bodies.next() {
+            let batch = try decoder.decode(ChangeBatch.self, from: body)
+            if !batches.isEmpty && count + batch.changes.count > maximumChanges { break }
+            batches.append(batch)
+            count += batch.changes.count
+        }
+        return batches
+    }
+
     static func outbox(limit: Int, in db: Database) throws -> [ChangeBatch] {
         let bodies = try Data.fetchAll(db, sql: "SELECT ZBODY FROM \(outboxTable) ORDER BY ZBATCH LIMIT ?", arguments: [limit])
         let decoder = JSONDecoder()
