@@ -8,6 +8,7 @@ import SyncTestSupport
 /// change was applied exactly once with gap-free sequence numbers, and the rate.
 ///
 ///     swift run -c release strata-sync-load [--clients 50] [--changes 100] [--batch 10]
+///     swift run -c release strata-sync-load --figures 100000   # upload and download figures
 ///
 /// Uses DATABASE_URL's server when set (a fresh database on it), else starts a throw-away
 /// PostgreSQL 15 cluster. Both instances and the clients run in this process, on loopback.
@@ -31,6 +32,10 @@ struct StrataSyncLoad {
     }
 
     static func run() async throws {
+        if CommandLine.arguments.contains("--figures") {
+            try await SyncFigures.run(count: option("--figures", default: 100_000))
+            return
+        }
         let clients = option("--clients", default: 50)
         let changesPerClient = option("--changes", default: 100)
         let batchSize = min(option("--batch", default: 10), changesPerClient)
