@@ -21,7 +21,7 @@ struct HistoryChangeRecord: @unchecked Sendable {
     var entity: NSEntityDescription
     var primaryKey: Int64
     /// Updated properties, tombstone and values; nil for an insert (and a change without them).
-    private(set) var detail: HistoryChangeDetail?
+    let detail: HistoryChangeDetail?
 
     init(
         id: Int64, type: NSPersistentHistoryChangeType, entity: NSEntityDescription, primaryKey: Int64,
@@ -35,24 +35,14 @@ struct HistoryChangeRecord: @unchecked Sendable {
     }
 
     /// Layout positions of the properties an update wrote.
-    var updatedIndexes: [Int]? {
-        get { detail?.updatedIndexes }
-        set { detail = .make(updatedIndexes: newValue, tombstone: tombstone, values: values) }
-    }
+    var updatedIndexes: [Int]? { detail?.updatedIndexes }
     /// A delete's preserved attribute values, by name.
-    var tombstone: [String: Any]? {
-        get { detail?.tombstone }
-        set { detail = .make(updatedIndexes: updatedIndexes, tombstone: newValue, values: values) }
-    }
+    var tombstone: [String: Any]? { detail?.tombstone }
     /// An update's values, when the store records them (beyond Apple).
-    var values: HistoryChangeValues? {
-        get { detail?.values }
-        set { detail = .make(updatedIndexes: updatedIndexes, tombstone: tombstone, values: newValue) }
-    }
+    var values: HistoryChangeValues? { detail?.values }
 }
 
-/// The parts of a change record only some changes have; never changed once made (a record's
-/// setters make a new one), so that records copied from one another stay independent.
+/// The parts of a change record only some changes have, made with the record and never changed.
 final class HistoryChangeDetail: @unchecked Sendable {
     let updatedIndexes: [Int]?
     let tombstone: [String: Any]?

@@ -103,19 +103,21 @@ struct InMemoryHistory {
                     let entity = (stored["entity"] as? String).flatMap({ entities[$0] }),
                     let key = (stored["key"] as? NSNumber)?.int64Value
                 else { return nil }
-                var change = HistoryChangeRecord(id: id, type: type, entity: entity, primaryKey: key)
-                if let names = stored["updated"] as? [String] {
-                    change.updatedIndexes = names.compactMap { entity.layout.indexByName[$0] }
-                }
-                if let tombstone = stored["tombstone"] as? [String: Any] {
-                    change.tombstone = HistoryValueCoding.values(tombstone, entity: entity, objectID: objectID)
-                }
+                var values: HistoryChangeValues?
                 if let previous = stored["previous"] as? [String: Any], let updated = stored["new"] as? [String: Any] {
-                    change.values = HistoryChangeValues(
+                    values = HistoryChangeValues(
                         previous: HistoryValueCoding.values(previous, entity: entity, objectID: objectID),
                         updated: HistoryValueCoding.values(updated, entity: entity, objectID: objectID))
                 }
-                return change
+                return HistoryChangeRecord(
+                    id: id, type: type, entity: entity, primaryKey: key,
+                    updatedIndexes: (stored["updated"] as? [String]).map { names in
+                        names.compactMap { entity.layout.indexByName[$0] }
+                    },
+                    tombstone: (stored["tombstone"] as? [String: Any]).map {
+                        HistoryValueCoding.values($0, entity: entity, objectID: objectID)
+                    },
+                    values: values)
             }
             return transaction
         }

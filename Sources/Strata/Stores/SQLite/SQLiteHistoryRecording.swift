@@ -81,8 +81,7 @@ extension SQLiteHistory {
                 let entityMapping = mapping.mapping(number: number)
             else { continue }
             let entity = entityMapping.entity
-            var change = HistoryChangeRecord(id: 0, type: type, entity: entity, primaryKey: row[2])
-            if type == .update { change.updatedIndexes = updated(entity) ?? [] }
+            var tombstone: [String: Any]?
             if type == .delete {
                 let columns =
                     tableColumns[entityMapping.table]
@@ -91,18 +90,21 @@ extension SQLiteHistory {
                         tableColumns[entityMapping.table] = made
                         return made
                     }()
-                var tombstone: [String: Any] = [:]
+                var preservedValues: [String: Any] = [:]
                 for preserved in layouts[ObjectIdentifier(entity)]?.tombstones ?? [] {
                     guard let name = entityMapping.columns.first(where: { $0.index == preserved.index })?.name,
                         let position = columns.firstIndex(of: name)
                     else { continue }
                     let value = row[3 + position] as DatabaseValue
                     if let decoded = SQLiteValueCodec.decode(value, attribute: preserved.attribute, externalData: { _ in nil }) {
-                        tombstone[preserved.attribute.name] = decoded
+                        preservedValues[preserved.attribute.name] = decoded
                     }
                 }
-                change.tombstone = tombstone
+                tombstone = preservedValues
             }
+            let change = HistoryChangeRecord(
+                id: 0, type: type, entity: entity, primaryKey: row[2],
+                updatedIndexes: type == .update ? updated(entity) ?? [] : nil, tombstone: tombstone)
             let key = ObjectKey(entity: entityMapping.rootNumber, primaryKey: change.primaryKey)
             if let position = positions[key] {
                 // Inserted then updated stays an insert; anything then deleted becomes the delete.
