@@ -97,6 +97,16 @@ extension HistoryTests {
             #expect(transactions.first?.processID == "strata-history-writer")
         }
 
+        /// The transactions of history in the store at `url`, read from another connection (0
+        /// before the first).
+        private static func savedTransactions(in url: URL) -> Int {
+            var configuration = Configuration()
+            configuration.readonly = true
+            guard let queue = try? DatabaseQueue(path: url.path, configuration: configuration) else { return 0 }
+            defer { try? queue.close() }
+            return (try? queue.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM ATRANSACTION") ?? 0 }) ?? 0
+        }
+
         /// A process killed at a random moment of its saves leaves every transaction of history
         /// with exactly the rows its changes name, and no row without its transaction.
         @Test func historyAndDataAgreeAfterAProcessIsKilledMidSave() throws {
@@ -110,7 +120,13 @@ extension HistoryTests {
                 process.arguments = [url.path, "loop"]
                 process.standardOutput = FileHandle.nullDevice
                 try process.run()
-                Thread.sleep(forTimeInterval: 0.3 + Double.random(in: 0..<0.5))
+                // The kill lands at a random moment after the writer's first save: a fixed delay
+                // from its start was sometimes spent starting it, in a full run on two cores.
+                let deadline = Date().addingTimeInterval(60)
+                while Self.savedTransactions(in: url) == 0, process.isRunning, Date() < deadline {
+                    Thread.sleep(forTimeInterval: 0.02)
+                }
+                Thread.sleep(forTimeInterval: Double.random(in: 0..<0.5))
                 kill(process.processIdentifier, SIGKILL)
                 process.waitUntilExit()
 
