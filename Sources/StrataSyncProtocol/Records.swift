@@ -36,13 +36,33 @@ public struct HybridLogicalClock: Hashable, Comparable, Sendable, Codable, Custo
     public var description: String { "\(wallMilliseconds)-\(counter)-\(node)" }
 
     /// Reads a reading written by `description`; nil for anything else. A client ID may hold
-    /// dashes itself: only the first two separate fields.
+    /// dashes itself: only the first two separate fields. (Read byte by byte: every field of
+    /// every record pulled or pushed carries a reading.)
     public init?(_ text: String) {
-        let parts = text.split(separator: "-", maxSplits: 2, omittingEmptySubsequences: false)
-        guard parts.count == 3, let wall = Int64(parts[0]), wall >= 0, let counter = UInt32(parts[1]),
-            !parts[2].isEmpty
-        else { return nil }
-        self.init(wallMilliseconds: wall, counter: counter, node: String(parts[2]))
+        var text = text
+        let parsed: (Int64, UInt32, String)? = text.withUTF8 { bytes in
+            var index = 0
+            func number(max: UInt64) -> UInt64? {
+                let start = index
+                var value: UInt64 = 0
+                while index < bytes.count, bytes[index] != UInt8(ascii: "-") {
+                    let digit = bytes[index] &- UInt8(ascii: "0")
+                    guard digit < 10, index - start < 19 else { return nil }
+                    value = value * 10 + UInt64(digit)
+                    index += 1
+                }
+                guard index > start, index < bytes.count, value <= max else { return nil }
+                index += 1  // the dash
+                return value
+            }
+            guard let wall = number(max: UInt64(Int64.max)), let counter = number(max: UInt64(UInt32.max)),
+                index < bytes.count
+            else { return nil }
+            let node = String(decoding: UnsafeBufferPointer(rebasing: bytes[index...]), as: UTF8.self)
+            return (Int64(wall), UInt32(counter), node)
+        }
+        guard let (wall, counter, node) = parsed else { return nil }
+        self.init(wallMilliseconds: wall, counter: counter, node: node)
     }
 
     public init(from decoder: any Decoder) throws {

@@ -17,6 +17,16 @@ struct WireFormatTests {
         #expect(HybridLogicalClock("12-x-a") == nil)
         #expect(HybridLogicalClock("12-3-") == nil)
         #expect(HybridLogicalClock("-1-3-a") == nil)
+        // The limits of each part, and what lies past them.
+        let largest = HybridLogicalClock(wallMilliseconds: .max, counter: .max, node: "é-node")
+        #expect(HybridLogicalClock(largest.description) == largest)
+        #expect(HybridLogicalClock("9223372036854775808-0-a") == nil)
+        #expect(HybridLogicalClock("12-4294967296-a") == nil)
+        #expect(HybridLogicalClock("99999999999999999999-0-a") == nil)
+        #expect(HybridLogicalClock("0-0-a") == HybridLogicalClock(wallMilliseconds: 0, counter: 0, node: "a"))
+        for text in ["", "12", "12-", "12-3", "12--a", "1 2-3-a", "+12-3-a", "12-3a-b", "--a"] {
+            #expect(HybridLogicalClock(text) == nil, "\(text)")
+        }
     }
 
     @Test("every kind of field value goes through JSON unchanged, dates to the last bit")

@@ -210,12 +210,7 @@ open class NSPersistentCloudKitContainer: NSPersistentContainer, @unchecked Send
         return try metadata.read { db in
             SyncStatus(
                 clientID: try SyncMetadata.value(.clientID, in: db),
-                pendingChanges: pendingHistory
-                    + (try Int.fetchOne(
-                        db,
-                        sql:
-                            "SELECT coalesce(sum(json_array_length(CAST(ZBODY AS TEXT), '$.changes')), 0) FROM \(SyncMetadata.outboxTable)"
-                    ) ?? 0),
+                pendingChanges: pendingHistory + (try SyncMetadata.outboxChangeCount(in: db)),
                 lastImport: try SyncMetadata.date(.lastImport, in: db),
                 lastExport: try SyncMetadata.date(.lastExport, in: db),
                 lastError: try SyncMetadata.value(.lastError, in: db))

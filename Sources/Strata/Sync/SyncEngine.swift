@@ -246,7 +246,7 @@ final class SyncEngine: @unchecked Sendable {
             guard !request.isEmpty else { return }
             try await uploadAssets(of: request)
             do {
-                let answer = try await client.push(PushRequest(clientID: clientID, batches: request), zone: zone)
+                let answer = try await client.push(clientID: clientID, batches: request.map(\.body), zone: zone)
                 let last = max(answer.lastBatchSequence, request.last?.batchSequence ?? 0)
                 try metadata.write { db in try SyncMetadata.removeFromOutbox(through: last, in: db) }
                 refusals = 0
@@ -274,14 +274,8 @@ final class SyncEngine: @unchecked Sendable {
         try SyncMetadata.setValue(String(next), for: .nextBatch, in: db)
     }
 
-    private func uploadAssets(of batches: [ChangeBatch]) async throws {
-        var hashes = Set<String>()
-        for batch in batches {
-            for change in batch.changes {
-                for value in change.fields.values { if case .asset(let reference) = value { hashes.insert(reference.sha256) } }
-            }
-        }
-        for sha in hashes.sorted() {
+    private func uploadAssets(of batches: [SyncMetadata.StoredBatch]) async throws {
+        for sha in Set(batches.flatMap(\.assets)).sorted() {
             guard let bytes = try metadata.read({ db in try SyncMetadata.asset(sha, in: db) }) else { continue }
             try await client.uploadAsset(bytes, sha256: sha, zone: zone)
             try metadata.write { db in try SyncMetadata.removeAsset(sha, in: db) }

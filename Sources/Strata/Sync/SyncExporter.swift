@@ -326,6 +326,12 @@ struct SyncExporter {
             work.names[id] = name
             return name
         }
+        return newName(for: id, work: &work)
+    }
+
+    /// A new record name for an object that has none.
+    @discardableResult
+    private func newName(for id: NSManagedObjectID, work: inout Work) -> String {
         let name = SyncRecordMapping.newRecordName(for: id.entity)
         work.names[id] = name
         work.newNames.append((id, name, SyncRecordMapping.recordType(of: id.entity)))
@@ -353,7 +359,9 @@ struct SyncExporter {
                 ).reduce(into: [Int64: String]()) { $0[$1[0]] = $1[1] }
             }
             for object in try context.fetch(request) {
-                if let recordName = known[object.objectID.primaryKey] {
+                let id = object.objectID
+                if let recordName = known[id.primaryKey] {
+                    work.names[id] = recordName
                     guard let knownToServer else { continue }
                     if knownToServer.contains(recordName) {
                         // Its record is there; its links may not be.
@@ -366,6 +374,9 @@ struct SyncExporter {
                         }
                         continue
                     }
+                } else if work.names[id] == nil {
+                    // No record name in the table just read: a new one, without looking again.
+                    newName(for: id, work: &work)
                 }
                 try exportObject(object, properties: nil, context: context, clock: &clock, work: &work)
             }

@@ -47,7 +47,15 @@ struct SyncImporter {
         let records = order.compactMap { byName[$0] }
         // Metadata is read in short reads of its own: the context's fetches use the same
         // database, and GRDB's reads do not nest.
-        state.pending = try metadata.read { db in try Self.pendingFields(in: db) }
+        // What the store knows of the page's records, read in two queries rather than two
+        // per record (nothing here is written before the save).
+        try metadata.read { db in
+            state.pending = try Self.pendingFields(in: db)
+            let names = try Self.jsonArray(records.map(\.recordName))
+            state.localClocks = try Self.clocks(ofRecordsIn: names, in: db)
+            state.objects = try Self.objects(namedIn: names, in: db)
+            state.known = Set(records.map(\.recordName))
+        }
         for record in records where record.recordType != SyncRecordMapping.linkRecordType {
             try applyObject(record, context: context, assets: assets, clock: &clock, state: &state)
         }
@@ -128,6 +136,17 @@ struct SyncImporter {
         var partial = Set<String>()
         /// Fields of records waiting in the outbox, by `recordName + "\u{1F}" + field`.
         var pending = Set<String>()
+        /// The page's records' clocks and objects here, read before applying; `known` names
+        /// the records they were read for (the others are read when needed).
+        var localClocks: [String: [String: HybridLogicalClock]] = [:]
+        var objects: [String: (entity: String, primaryKey: Int64)] = [:]
+        var known = Set<String>()
+
+        /// The clocks this store has for a record's fields.
+        func clocks(of recordName: String, metadata: SyncMetadata) throws -> [String: HybridLogicalClock] {
+            if known.contains(recordName) { return localClocks[recordName] ?? [:] }
+            return try metadata.read { db in try SyncMetadata.clocks(of: recordName, in: db) }
+        }
 
         init(model: NSManagedObjectModel, store: NSPersistentStore) {
             self.model = model
@@ -140,7 +159,10 @@ struct SyncImporter {
         named recordName: String, context: NSManagedObjectContext, state: ApplyState
     ) throws -> NSManagedObject? {
         if let created = state.createdByName[recordName] { return created }
-        guard let (entityName, primaryKey) = try metadata.read({ db in try SyncMetadata.object(named: recordName, in: db) }),
+        let stored =
+            state.known.contains(recordName)
+            ? state.objects[recordName] : try metadata.read { db in try SyncMetadata.object(named: recordName, in: db) }
+        guard let (entityName, primaryKey) = stored,
             let entity = state.model.entitiesByName[entityName]
         else { return nil }
         let id = NSManagedObjectID(entity: entity, primaryKey: primaryKey, store: store)
@@ -154,7 +176,7 @@ struct SyncImporter {
     ) throws {
         for reading in record.clocks.values { clock.observe(reading) }
         if let reading = record.deleteClock { clock.observe(reading) }
-        let local = try metadata.read { db in try SyncMetadata.clocks(of: record.recordName, in: db) }
+        let local = try state.clocks(of: record.recordName, metadata: metadata)
         let existing = try object(named: record.recordName, context: context, state: state)
         if record.deleted && Self.hasChange(in: local, newerThan: record.deleteClock) {
             // A change made here after the delete, not yet pushed, brings the record back on
@@ -284,15 +306,56 @@ struct SyncImporter {
         return local.contains { $0.key != SyncExporter.deletedField && $0.value > delete }
     }
 
-    /// The fields of the records in the outbox (local changes the server has not taken yet).
+    /// The fields of the records in the outbox (local changes the server has not taken yet),
+    /// read by SQLite's JSON functions from the batches' JSON rather than decoding every batch
+    /// for every page imported.
     static func pendingFields(in db: Database) throws -> Set<String> {
+        let rows = try Row.fetchCursor(
+            db,
+            sql: """
+                SELECT json_extract(c.value, '$.recordName'), f.key
+                FROM \(SyncMetadata.outboxTable) AS o, json_each(CAST(o.ZBODY AS TEXT), '$.changes') AS c,
+                    json_each(c.value, '$.fields') AS f
+                """)
         var fields = Set<String>()
-        for batch in try SyncMetadata.outbox(limit: .max, in: db) {
-            for change in batch.changes {
-                for field in change.fields.keys { fields.insert(change.recordName + "\u{1F}" + field) }
-            }
+        while let row = try rows.next() {
+            guard let record = row[0] as String?, let field = row[1] as String? else { continue }
+            fields.insert(record + "\u{1F}" + field)
         }
         return fields
+    }
+
+    /// Names as one JSON array, bound as one parameter and read by `json_each`.
+    static func jsonArray(_ names: [String]) throws -> String {
+        String(decoding: try JSONEncoder().encode(names), as: UTF8.self)
+    }
+
+    /// The clocks of the records named in a JSON array, by record name.
+    static func clocks(ofRecordsIn names: String, in db: Database) throws -> [String: [String: HybridLogicalClock]] {
+        var clocks: [String: [String: HybridLogicalClock]] = [:]
+        let rows = try Row.fetchCursor(
+            db,
+            sql: """
+                SELECT ZRECORDNAME, ZFIELD, ZCLOCK FROM \(SyncMetadata.clockTable)
+                WHERE ZRECORDNAME IN (SELECT value FROM json_each(?))
+                """, arguments: [names])
+        while let row = try rows.next() {
+            if let clock = HybridLogicalClock(row[2] as String) { clocks[row[0], default: [:]][row[1]] = clock }
+        }
+        return clocks
+    }
+
+    /// The objects given the record names of a JSON array.
+    static func objects(namedIn names: String, in db: Database) throws -> [String: (entity: String, primaryKey: Int64)] {
+        var objects: [String: (entity: String, primaryKey: Int64)] = [:]
+        let rows = try Row.fetchCursor(
+            db,
+            sql: """
+                SELECT ZRECORDNAME, ZENTITY, ZPK FROM \(SyncMetadata.recordTable)
+                WHERE ZRECORDNAME IN (SELECT value FROM json_each(?))
+                """, arguments: [names])
+        while let row = try rows.next() { objects[row[0]] = (row[1], row[2]) }
+        return objects
     }
 
     /// The entity a record's object belongs to: `CD_entityName`, else the record type's.
@@ -310,7 +373,7 @@ struct SyncImporter {
     ) throws {
         for reading in record.clocks.values { clock.observe(reading) }
         if let reading = record.deleteClock { clock.observe(reading) }
-        let local = try metadata.read { db in try SyncMetadata.clocks(of: record.recordName, in: db) }
+        let local = try state.clocks(of: record.recordName, metadata: metadata)
         // A link added here after the delete comes back on the server when pushed: keep it.
         if record.deleted && Self.hasChange(in: local, newerThan: record.deleteClock) { return }
         if record.deleted {

@@ -64,10 +64,17 @@ struct SyncMetadata {
                     ZRECORD2 TEXT NOT NULL, ZRELATIONSHIP2 TEXT NOT NULL);
                 CREATE INDEX IF NOT EXISTS ZSTRATASYNCLINK_1 ON \(linkTable) (ZRECORD1, ZRELATIONSHIP1);
                 CREATE INDEX IF NOT EXISTS ZSTRATASYNCLINK_2 ON \(linkTable) (ZRECORD2, ZRELATIONSHIP2);
-                CREATE TABLE IF NOT EXISTS \(outboxTable) (ZBATCH INTEGER PRIMARY KEY, ZBODY BLOB NOT NULL);
+                CREATE TABLE IF NOT EXISTS \(outboxTable) (
+                    ZBATCH INTEGER PRIMARY KEY, ZBODY BLOB NOT NULL, ZCOUNT INTEGER, ZASSETS TEXT);
                 CREATE TABLE IF NOT EXISTS \(assetTable) (ZSHA256 TEXT PRIMARY KEY, ZBYTES BLOB NOT NULL);
                 CREATE TABLE IF NOT EXISTS \(deferredTable) (ZRECORDNAME TEXT PRIMARY KEY, ZBODY BLOB NOT NULL);
                 """)
+        // Outboxes made before batches kept their change count and asset hashes beside their
+        // JSON: the columns are added, and their batches (NULL there) are read from the JSON.
+        let outboxColumns = Set(try db.columns(in: outboxTable).map(\.name))
+        for (column, type) in [("ZCOUNT", "INTEGER"), ("ZASSETS", "TEXT")] where !outboxColumns.contains(column) {
+            try db.execute(sql: "ALTER TABLE \(outboxTable) ADD COLUMN \(column) \(type)")
+        }
     }
 
     // MARK: State
@@ -198,26 +205,46 @@ struct SyncMetadata {
 
     // MARK: Outbox and assets
 
-    static func enqueue(_ batch: ChangeBatch, in db: Database) throws {
-        try db.execute(
-            sql: "INSERT OR REPLACE INTO \(outboxTable) (ZBATCH, ZBODY) VALUES (?, ?)",
-            arguments: [batch.batchSequence, try JSONEncoder().encode(batch)])
+    /// Keeps a batch as the JSON a push request carries, with its change count and the asset
+    /// hashes its fields name, so that pushing reads neither back into values.
+    static func enqueue(_ batch: ChangeBatch, encoder: JSONEncoder = JSONEncoder(), in db: Database) throws {
+        let assets = Set(batch.changes.flatMap { $0.fields.values.compactMap(\.assetHash) })
+        try db.cachedStatement(
+            sql: "INSERT OR REPLACE INTO \(outboxTable) (ZBATCH, ZBODY, ZCOUNT, ZASSETS) VALUES (?, ?, ?, ?)"
+        ).execute(arguments: [
+            batch.batchSequence, try encoder.encode(batch), batch.changes.count,
+            assets.isEmpty ? nil : assets.sorted().joined(separator: " "),
+        ])
+    }
+
+    /// A batch of the outbox as stored: its JSON, untouched, and what pushing needs to know.
+    struct StoredBatch {
+        var batchSequence: Int64
+        var body: Data
+        var changeCount: Int
+        var assets: [String]
     }
 
     /// The first batches of the outbox, in order, as many as one push request takes: up to
-    /// `maximumChanges` changes (at least one batch). Batches are read and decoded one at a
-    /// time: reading a fixed number of them for every request decoded a large upload's outbox
-    /// over and over (100k objects: 250 requests, each decoding up to 200 batches).
-    static func outboxRequest(maximumChanges: Int, in db: Database) throws -> [ChangeBatch] {
-        let bodies = try Data.fetchCursor(db, sql: "SELECT ZBODY FROM \(outboxTable) ORDER BY ZBATCH")
-        let decoder = JSONDecoder()
-        var batches: [ChangeBatch] = []
+    /// `maximumChanges` changes (at least one batch). Batches are read one at a time and their
+    /// JSON is not decoded (a batch written before the count was kept is, once).
+    static func outboxRequest(maximumChanges: Int, in db: Database) throws -> [StoredBatch] {
+        let rows = try Row.fetchCursor(db, sql: "SELECT ZBATCH, ZBODY, ZCOUNT, ZASSETS FROM \(outboxTable) ORDER BY ZBATCH")
+        var batches: [StoredBatch] = []
         var count = 0
-        while let body = try bodies.next() {
-            let batch = try decoder.decode(ChangeBatch.self, from: body)
-            if !batches.isEmpty && count + batch.changes.count > maximumChanges { break }
-            batches.append(batch)
-            count += batch.changes.count
+        while let row = try rows.next() {
+            let body: Data = row[1]
+            var stored = StoredBatch(
+                batchSequence: row[0], body: body, changeCount: row[2] ?? 0,
+                assets: (row[3] as String?)?.split(separator: " ").map(String.init) ?? [])
+            if row[2] as Int? == nil {
+                let batch = try JSONDecoder().decode(ChangeBatch.self, from: body)
+                stored.changeCount = batch.changes.count
+                stored.assets = Set(batch.changes.flatMap { $0.fields.values.compactMap(\.assetHash) }).sorted()
+            }
+            if !batches.isEmpty && count + stored.changeCount > maximumChanges { break }
+            batches.append(stored)
+            count += stored.changeCount
         }
         return batches
     }
@@ -226,6 +253,16 @@ struct SyncMetadata {
         let bodies = try Data.fetchAll(db, sql: "SELECT ZBODY FROM \(outboxTable) ORDER BY ZBATCH LIMIT ?", arguments: [limit])
         let decoder = JSONDecoder()
         return try bodies.map { try decoder.decode(ChangeBatch.self, from: $0) }
+    }
+
+    /// The record changes waiting in the outbox.
+    /// (A store last opened before the count was kept, read by `todo sync status` without
+    /// being opened for writing, has no count column: its JSON is counted.)
+    static func outboxChangeCount(in db: Database) throws -> Int {
+        let fromBody = "json_array_length(CAST(ZBODY AS TEXT), '$.changes')"
+        let hasCount = try db.columns(in: outboxTable).contains { $0.name == "ZCOUNT" }
+        let count = hasCount ? "coalesce(ZCOUNT, \(fromBody))" : fromBody
+        return try Int.fetchOne(db, sql: "SELECT coalesce(sum(\(count)), 0) FROM \(outboxTable)") ?? 0
     }
 
     static func outboxCount(in db: Database) throws -> Int {

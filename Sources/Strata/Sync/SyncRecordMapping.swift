@@ -173,3 +173,10 @@ enum SyncRecordMapping {
         )
     }
 }
+
+extension FieldValue {
+    /// The SHA-256 of the asset a field names; nil for values carried in the record.
+    var assetHash: String? {
+        if case .asset(let reference) = self { reference.sha256 } else { nil }
+    }
+}

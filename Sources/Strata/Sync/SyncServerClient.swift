@@ -25,8 +25,23 @@ struct SyncServerClient: Sendable {
         try await send("PUT", SyncPaths.zone(zone), body: nil as Data?, as: ZoneInfo.self)
     }
 
-    func push(_ request: PushRequest, zone: String) async throws -> PushResponse {
-        try await send("POST", SyncPaths.push(zone), body: try JSONEncoder().encode(request), as: PushResponse.self)
+    /// A push of batches already encoded (the outbox keeps them as JSON): the request's JSON
+    /// is put together around them, so that no batch is decoded and encoded again.
+    func push(clientID: String, batches: [Data], zone: String) async throws -> PushResponse {
+        try await send("POST", SyncPaths.push(zone), body: try Self.pushBody(clientID: clientID, batches: batches), as: PushResponse.self)
+    }
+
+    /// A `PushRequest`'s JSON around batches' JSON.
+    static func pushBody(clientID: String, batches: [Data]) throws -> Data {
+        var body = Data("{\"clientID\":".utf8)
+        body.append(try JSONEncoder().encode(clientID))
+        body.append(contentsOf: Array(",\"batches\":[".utf8))
+        for (index, batch) in batches.enumerated() {
+            if index > 0 { body.append(UInt8(ascii: ",")) }
+            body.append(batch)
+        }
+        body.append(contentsOf: Array("]}".utf8))
+        return body
     }
 
     func changes(zone: String, since token: String?, limit: Int, wait: Int) async throws -> ChangesResponse {

@@ -250,6 +250,9 @@ extension SyncTests {
                 return
             }
             #expect(reference.size == Int64(big.count))
+            // The outbox names the asset beside the batch's JSON, for the push to upload first.
+            let stored = try a.metadata.read { db in try SyncMetadata.outboxRequest(maximumChanges: 400, in: db) }
+            #expect(stored.map(\.assets) == [[reference.sha256]])
             let kept = try a.metadata.read { db in try SyncMetadata.asset(reference.sha256, in: db) }
             #expect(kept == big)
             try a.push(to: zone)
@@ -277,6 +280,14 @@ extension SyncTests {
             let batches = try a.metadata.read { db in try SyncMetadata.outbox(limit: 100, in: db) }
             #expect(batches.map(\.batchSequence) == [1, 2, 3])
             #expect(batches.map(\.changes.count) == [10, 10, 5])
+            // A push request takes whole batches up to its limit, counted without decoding them.
+            let request = try a.metadata.read { db in try SyncMetadata.outboxRequest(maximumChanges: 20, in: db) }
+            #expect(request.map(\.batchSequence) == [1, 2])
+            #expect(request.map(\.changeCount) == [10, 10])
+            #expect(request.allSatisfy { $0.assets.isEmpty })
+            let small = try a.metadata.read { db in try SyncMetadata.outboxRequest(maximumChanges: 3, in: db) }
+            #expect(small.map(\.batchSequence) == [1])
+            #expect(try a.metadata.read { db in try SyncMetadata.outboxChangeCount(in: db) } == 25)
             // Nothing new: nothing more, and the numbering goes on from 4.
             #expect(try a.export() == 0)
             #expect(try a.metadata.read { db in try SyncMetadata.int(.nextBatch, in: db) } == 4)

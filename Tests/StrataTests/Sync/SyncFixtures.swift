@@ -187,12 +187,17 @@ extension SyncTests {
             }
         }
 
-        /// Pushes the outbox to the zone.
-        func push(to zone: MemoryZone) throws {
-            let batches = try metadata.read { db in try SyncMetadata.outbox(limit: .max, in: db) }
-            guard !batches.isEmpty else { return }
-            let answer = try zone.push(PushRequest(clientID: clientID, batches: batches))
-            try metadata.write { db in try SyncMetadata.removeFromOutbox(through: answer.lastBatchSequence, in: db) }
+        /// Pushes the outbox to the zone as the engine does: requests of at most `limit`
+        /// changes, their JSON put together from the batches' stored JSON (and decoded here
+        /// as the server decodes it).
+        func push(to zone: MemoryZone, limit: Int = 400) throws {
+            while true {
+                let stored = try metadata.read { db in try SyncMetadata.outboxRequest(maximumChanges: limit, in: db) }
+                guard !stored.isEmpty else { return }
+                let body = try SyncServerClient.pushBody(clientID: clientID, batches: stored.map(\.body))
+                let answer = try zone.push(JSONDecoder().decode(PushRequest.self, from: body))
+                try metadata.write { db in try SyncMetadata.removeFromOutbox(through: answer.lastBatchSequence, in: db) }
+            }
         }
 
         /// Pulls and applies every page after the device's token.
