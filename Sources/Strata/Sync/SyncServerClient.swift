@@ -28,7 +28,8 @@ struct SyncServerClient: Sendable {
     /// A push of batches already encoded (the outbox keeps them as JSON): the request's JSON
     /// is put together around them, so that no batch is decoded and encoded again.
     func push(clientID: String, batches: [Data], zone: String) async throws -> PushResponse {
-        try await send("POST", SyncPaths.push(zone), body: try Self.pushBody(clientID: clientID, batches: batches), as: PushResponse.self)
+        try await send(
+            "POST", SyncPaths.push(zone), body: try Self.pushBody(clientID: clientID, batches: batches), as: PushResponse.self)
     }
 
     /// A `PushRequest`'s JSON around batches' JSON.

@@ -35,7 +35,8 @@ extension SyncTests {
                 let device = try Device(at: url)
                 try device.metadata.write { db in
                     try db.execute(sql: "DROP TABLE \(SyncMetadata.outboxTable)")
-                    try db.execute(sql: "CREATE TABLE \(SyncMetadata.outboxTable) (ZBATCH INTEGER PRIMARY KEY, ZBODY BLOB NOT NULL)")
+                    try db.execute(
+                        sql: "CREATE TABLE \(SyncMetadata.outboxTable) (ZBATCH INTEGER PRIMARY KEY, ZBODY BLOB NOT NULL)")
                     for batch in old {
                         try db.execute(
                             sql: "INSERT INTO \(SyncMetadata.outboxTable) (ZBATCH, ZBODY) VALUES (?, ?)",
