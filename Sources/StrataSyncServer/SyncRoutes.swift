@@ -72,10 +72,9 @@ struct SyncRoutes {
         v1.get("zones/:zone/changes") { request, context in
             let parameters = request.uri.queryParameters
             let since = parameters.get("since").flatMap { $0.isEmpty ? nil : String($0) }
-            return JSONAnswer(
-                try await store.changes(
-                    owner: try context.requireUser(), zoneName: try zoneName(context), since: since,
-                    limit: try integer("limit", parameters.get("limit")), wait: try integer("wait", parameters.get("wait"))))
+            return try await store.changes(
+                owner: try context.requireUser(), zoneName: try zoneName(context), since: since,
+                limit: try integer("limit", parameters.get("limit")), wait: try integer("wait", parameters.get("wait")))
         }
         v1.post("zones/:zone/query") { request, context in
             let query = try await decode(QueryRequest.self, from: request)

@@ -1,4 +1,6 @@
 import Foundation
+import Hummingbird
+import NIOCore
 import PostgresNIO
 import ServiceLifecycle
 import StrataSyncProtocol
@@ -12,7 +14,7 @@ extension SyncStore {
     /// reads is the sequence of the last record it can see: a full answer's `nextToken` is
     /// that sequence, and no change is skipped. (Pushes commit in sequence order, because the
     /// zone's row lock serialises them, so no lower sequence number can appear later.)
-    func changes(owner: String, zoneName: String, since: String?, limit: Int?, wait: Int?) async throws -> ChangesResponse {
+    func changes(owner: String, zoneName: String, since: String?, limit: Int?, wait: Int?) async throws -> ChangesAnswer {
         let token = try since.map(ChangeToken.init(decoding:))
         if let token, token.zone != zoneName {
             throw SyncError.badRequest("The since token belongs to another zone.")
@@ -24,7 +26,7 @@ extension SyncStore {
         while true {
             let generation = notifier.generation(of: zoneID)
             let response = try await readChanges(owner: owner, zoneName: zoneName, token: token, limit: limit)
-            guard response.records.isEmpty, ContinuousClock.now < deadline, !Task.isShuttingDownGracefully else {
+            guard response.isEmpty, ContinuousClock.now < deadline, !Task.isShuttingDownGracefully else {
                 return response
             }
             // Graceful shutdown ends the wait at once, answering what there is.
@@ -34,7 +36,7 @@ extension SyncStore {
         }
     }
 
-    private func readChanges(owner: String, zoneName: String, token: ChangeToken?, limit: Int) async throws -> ChangesResponse {
+    private func readChanges(owner: String, zoneName: String, token: ChangeToken?, limit: Int) async throws -> ChangesAnswer {
         try await client.withConnection { connection in
             try await connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger)
             do {
@@ -51,37 +53,47 @@ extension SyncStore {
 
     private func readChanges(
         owner: String, zoneName: String, token: ChangeToken?, limit: Int, on connection: PostgresConnection
-    ) async throws -> ChangesResponse {
+    ) async throws -> ChangesAnswer {
         let zone = try await zone(owner: owner, name: zoneName, on: connection)
         if let token {
             try checkFresh(token, zone: zone)
         }
         let since = token?.sequence ?? 0
+        // Each record's JSON is made by PostgreSQL from the stored columns, whose `fields` and
+        // `clocks` hold the wire format already: a page is answered without decoding and
+        // encoding every record here. (`jsonb_strip_nulls` leaves out a live record's delete
+        // clock and a missing `changedBy`, as the wire format does; field values hold no JSON
+        // null of their own.)
         let rows = try await connection.query(
             """
-            SELECT record_type, record_name, fields::text, clocks::text, deleted, delete_clock, server_seq, changed_by
+            SELECT server_seq, jsonb_strip_nulls(jsonb_build_object(
+                'recordType', record_type, 'recordName', record_name, 'fields', fields, 'clocks', clocks,
+                'deleted', deleted, 'deleteClock', CASE WHEN deleted THEN delete_clock END,
+                'serverSequence', server_seq, 'changedBy', changed_by))::text
             FROM records WHERE zone_id = \(zone.id) AND server_seq > \(since) ORDER BY server_seq LIMIT \(limit + 1)
             """, logger: logger)
-        var records: [RecordState] = []
+        var records: [String] = []
+        var lastSequence: Int64?
         var hasMore = false
-        for try await row in rows.decode(RecordRow.self) {
+        for try await (sequence, json) in rows.decode((Int64, String).self) {
             guard records.count < limit else {
                 hasMore = true
                 break
             }
-            records.append(try Self.record(row).state)
+            records.append(json)
+            lastSequence = sequence
         }
         let next: ChangeToken
-        if hasMore, let last = records.last {
+        if hasMore, let lastSequence {
             // A pull that started from nothing (a first sync or a resync) keeps the horizon it
             // began under, so that its later pages, below the horizon, stay valid until the
             // horizon moves.
             let horizon = token == nil ? zone.tombstoneHorizon : token?.fullPullHorizon
-            next = ChangeToken(zone: zone.name, sequence: last.serverSequence, epoch: zone.epoch, fullPullHorizon: horizon)
+            next = ChangeToken(zone: zone.name, sequence: lastSequence, epoch: zone.epoch, fullPullHorizon: horizon)
         } else {
             next = ChangeToken(zone: zone.name, sequence: zone.nextSequence, epoch: zone.epoch)
         }
-        return ChangesResponse(records: records, nextToken: next.encoded, hasMore: hasMore)
+        return ChangesAnswer(records: records, nextToken: next.encoded, hasMore: hasMore)
     }
 
     /// 410 `resyncRequired` for a token of another epoch (the zone was deleted since), or one
@@ -97,5 +109,35 @@ extension SyncStore {
         } else if token.sequence < zone.tombstoneHorizon {
             throw SyncError(.resyncRequired, "Deletes older than this token were purged (the tombstone horizon); resync.")
         }
+    }
+}
+
+/// A `ChangesResponse` whose records are JSON already (made by PostgreSQL): the answer's JSON is
+/// put together around them.
+struct ChangesAnswer: ResponseGenerator, Sendable {
+    var records: [String]
+    var nextToken: String
+    var hasMore: Bool
+
+    var isEmpty: Bool { records.isEmpty }
+
+    /// The answer's JSON: a `ChangesResponse`.
+    func json() throws -> ByteBuffer {
+        var buffer = ByteBuffer()
+        buffer.reserveCapacity(records.reduce(64 + nextToken.utf8.count) { $0 + $1.utf8.count + 1 })
+        buffer.writeString("{\"records\":[")
+        for (index, record) in records.enumerated() {
+            if index > 0 { buffer.writeString(",") }
+            buffer.writeString(record)
+        }
+        buffer.writeString("],\"nextToken\":")
+        buffer.writeBytes(try JSONEncoder().encode(nextToken))
+        buffer.writeString(hasMore ? ",\"hasMore\":true}" : ",\"hasMore\":false}")
+        return buffer
+    }
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        Response(
+            status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: try json()))
     }
 }

@@ -239,10 +239,14 @@ struct PushPullTests {
                 "CD_asset": .asset(AssetReference(sha256: String(repeating: "ab", count: 32), size: 3)),
                 "CD_dec": .decimal("12345678901234567890.25"), "CD_uuid": .uuid(UUID()), "CD_url": .url("file:///a%20b"),
                 "CD_ref": .reference("CD_Tag_1"), "CD_null": .null, "CD_big": .double(1e300),
+                "CD_tiny": .double(1.5e-7), "CD_negative": .double(-2.718281828459045), "CD_third": .double(1.0 / 3.0),
             ]
             _ = try await fixture.alice.push(push("a", [(1, [upsert("t", fields, at: clock(1))])])).expectOK(PushResponse.self)
             let record = try #require(try await fixture.alice.pullAll().records.first)
             #expect(record.fields == fields)
+            // A live record has no delete clock on the wire, and names the client that changed it.
+            #expect(!record.deleted && record.deleteClock == nil && record.changedBy == "a")
+            #expect(Set(record.clocks.keys) == Set(fields.keys))
         }
     }
 }
