@@ -62,6 +62,19 @@ struct StoredRecord: Sendable, Equatable {
         return true
     }
 
+    /// The client that wrote every field and the delete of the record (the clocks' node), if
+    /// one did: that client has the record as the server keeps it, so its pulls leave it out.
+    /// Nil when several clients did, or nothing carries a clock (a record made by a change
+    /// without fields).
+    var soleWriter: String? {
+        var writer = deleteClock?.node
+        for clock in clocks.values {
+            if let known = writer, known != clock.node { return nil }
+            writer = clock.node
+        }
+        return writer
+    }
+
     /// The record as pulls and queries answer with it; the delete clock only on tombstones,
     /// where it is the delete the client must apply.
     var state: RecordState {

@@ -74,7 +74,8 @@ struct SyncRoutes {
             let since = parameters.get("since").flatMap { $0.isEmpty ? nil : String($0) }
             return try await store.changes(
                 owner: try context.requireUser(), zoneName: try zoneName(context), since: since,
-                limit: try integer("limit", parameters.get("limit")), wait: try integer("wait", parameters.get("wait")))
+                limit: try integer("limit", parameters.get("limit")), wait: try integer("wait", parameters.get("wait")),
+                requester: parameters.get("client").flatMap { $0.isEmpty ? nil : String($0) })
         }
         v1.post("zones/:zone/query") { request, context in
             let query = try await decode(QueryRequest.self, from: request)

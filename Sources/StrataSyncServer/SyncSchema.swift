@@ -79,7 +79,15 @@ enum SyncSchema {
                 PRIMARY KEY (zone_id, sha256)
             )
             """,
-        ]
+        ],
+        [
+            // The one client that wrote every field and the delete of a record (NULL when
+            // several did, or for rows written before this step): a pull by that client leaves
+            // the record out, as it has it already.
+            """
+            ALTER TABLE records ADD COLUMN sole_writer text
+            """
+        ],
     ]
 
     /// Brings the database up to the latest step.

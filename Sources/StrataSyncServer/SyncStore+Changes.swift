@@ -10,11 +10,18 @@ extension SyncStore {
     /// `limit`; with `wait` seconds and nothing new, holds the request until a push to the zone
     /// commits on any instance (`ChangeNotifier`) or the time is up.
     ///
+    /// With `requester` (a client ID), records that client alone wrote (every field's clock and the delete's
+    /// are its own: `sole_writer`) are left out: it has them as the server does, and a device
+    /// that uploads 100,000 objects need not download them again. The token still moves past
+    /// them, and a pull that left out records answers at once rather than waiting.
+    ///
     /// Each attempt reads in one REPEATABLE READ snapshot, so that the zone's `next_seq` it
     /// reads is the sequence of the last record it can see: a full answer's `nextToken` is
     /// that sequence, and no change is skipped. (Pushes commit in sequence order, because the
     /// zone's row lock serialises them, so no lower sequence number can appear later.)
-    func changes(owner: String, zoneName: String, since: String?, limit: Int?, wait: Int?) async throws -> ChangesAnswer {
+    func changes(
+        owner: String, zoneName: String, since: String?, limit: Int?, wait: Int?, requester: String? = nil
+    ) async throws -> ChangesAnswer {
         let token = try since.map(ChangeToken.init(decoding:))
         if let token, token.zone != zoneName {
             throw SyncError.badRequest("The since token belongs to another zone.")
@@ -23,10 +30,13 @@ extension SyncStore {
         let wait = min(max(wait ?? 0, 0), configuration.maxWaitSeconds)
         let deadline = ContinuousClock.now + .seconds(wait)
         let zoneID = try await zone(owner: owner, name: zoneName).id
+        let requester = try requester.map(RequestValidation.clientID)
         while true {
             let generation = notifier.generation(of: zoneID)
-            let response = try await readChanges(owner: owner, zoneName: zoneName, token: token, limit: limit)
-            guard response.isEmpty, ContinuousClock.now < deadline, !Task.isShuttingDownGracefully else {
+            let response = try await readChanges(
+                owner: owner, zoneName: zoneName, token: token, limit: limit, requester: requester)
+            let moved = token.map { response.sequence > $0.sequence } ?? false
+            guard response.isEmpty, !moved, ContinuousClock.now < deadline, !Task.isShuttingDownGracefully else {
                 return response
             }
             // Graceful shutdown ends the wait at once, answering what there is.
@@ -36,12 +46,14 @@ extension SyncStore {
         }
     }
 
-    private func readChanges(owner: String, zoneName: String, token: ChangeToken?, limit: Int) async throws -> ChangesAnswer {
+    private func readChanges(
+        owner: String, zoneName: String, token: ChangeToken?, limit: Int, requester: String?
+    ) async throws -> ChangesAnswer {
         try await client.withConnection { connection in
             try await connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger)
             do {
                 let response = try await readChanges(
-                    owner: owner, zoneName: zoneName, token: token, limit: limit, on: connection)
+                    owner: owner, zoneName: zoneName, token: token, limit: limit, requester: requester, on: connection)
                 try await connection.query("COMMIT", logger: logger)
                 return response
             } catch {
@@ -52,7 +64,8 @@ extension SyncStore {
     }
 
     private func readChanges(
-        owner: String, zoneName: String, token: ChangeToken?, limit: Int, on connection: PostgresConnection
+        owner: String, zoneName: String, token: ChangeToken?, limit: Int, requester: String?,
+        on connection: PostgresConnection
     ) async throws -> ChangesAnswer {
         let zone = try await zone(owner: owner, name: zoneName, on: connection)
         if let token {
@@ -70,7 +83,9 @@ extension SyncStore {
                 'recordType', record_type, 'recordName', record_name, 'fields', fields, 'clocks', clocks,
                 'deleted', deleted, 'deleteClock', CASE WHEN deleted THEN delete_clock END,
                 'serverSequence', server_seq, 'changedBy', changed_by))::text
-            FROM records WHERE zone_id = \(zone.id) AND server_seq > \(since) ORDER BY server_seq LIMIT \(limit + 1)
+            FROM records WHERE zone_id = \(zone.id) AND server_seq > \(since)
+                AND (\(requester)::text IS NULL OR sole_writer IS DISTINCT FROM \(requester))
+            ORDER BY server_seq LIMIT \(limit + 1)
             """, logger: logger)
         var records: [String] = []
         var lastSequence: Int64?
@@ -93,7 +108,7 @@ extension SyncStore {
         } else {
             next = ChangeToken(zone: zone.name, sequence: zone.nextSequence, epoch: zone.epoch)
         }
-        return ChangesAnswer(records: records, nextToken: next.encoded, hasMore: hasMore)
+        return ChangesAnswer(records: records, nextToken: next.encoded, hasMore: hasMore, sequence: next.sequence)
     }
 
     /// 410 `resyncRequired` for a token of another epoch (the zone was deleted since), or one
@@ -118,6 +133,8 @@ struct ChangesAnswer: ResponseGenerator, Sendable {
     var records: [String]
     var nextToken: String
     var hasMore: Bool
+    /// The sequence number `nextToken` stands for.
+    var sequence: Int64
 
     var isEmpty: Bool { records.isEmpty }
 

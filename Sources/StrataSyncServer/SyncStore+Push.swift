@@ -208,16 +208,18 @@ extension SyncStore {
         let deleted = records.map(\.deleted)
         let deleteClocks = records.map { $0.deleteClock?.description ?? "" }
         let sequences = records.map(\.serverSequence)
+        let soleWriters = records.map { $0.soleWriter ?? "" }
         try await connection.query(
             """
-            INSERT INTO records (zone_id, record_type, record_name, fields, clocks, deleted, delete_clock, server_seq, changed_by, updated_at)
-            SELECT \(zoneID), t, n, f::jsonb, c::jsonb, d, NULLIF(dc, ''), s, \(clientID), now()
+            INSERT INTO records (zone_id, record_type, record_name, fields, clocks, deleted, delete_clock, server_seq,
+                                 changed_by, sole_writer, updated_at)
+            SELECT \(zoneID), t, n, f::jsonb, c::jsonb, d, NULLIF(dc, ''), s, \(clientID), NULLIF(w, ''), now()
             FROM unnest(\(types)::text[], \(names)::text[], \(fields)::text[], \(clocks)::text[], \(deleted)::bool[],
-                        \(deleteClocks)::text[], \(sequences)::int8[]) AS u(t, n, f, c, d, dc, s)
+                        \(deleteClocks)::text[], \(sequences)::int8[], \(soleWriters)::text[]) AS u(t, n, f, c, d, dc, s, w)
             ON CONFLICT (zone_id, record_type, record_name) DO UPDATE SET
                 fields = excluded.fields, clocks = excluded.clocks, deleted = excluded.deleted,
                 delete_clock = excluded.delete_clock, server_seq = excluded.server_seq,
-                changed_by = excluded.changed_by, updated_at = excluded.updated_at
+                changed_by = excluded.changed_by, sole_writer = excluded.sole_writer, updated_at = excluded.updated_at
             """, logger: logger)
     }
 }

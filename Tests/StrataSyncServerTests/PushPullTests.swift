@@ -115,6 +115,77 @@ struct PushPullTests {
         }
     }
 
+    @Test("a pull by a client leaves out the records it alone wrote, and the token moves past them")
+    func ownRecordsLeftOut() async throws {
+        try await withSyncServer { fixture in
+            try await fixture.alice.createZone()
+            _ = try await fixture.alice.push(
+                push(
+                    "a",
+                    [
+                        (
+                            1,
+                            [
+                                upsert("mine", ["CD_title": .string("a's")], at: clock(1)),
+                                upsert("shared", ["CD_title": .string("a's")], at: clock(1)),
+                                upsert("deleted-by-b", ["CD_title": .string("a's")], at: clock(1)),
+                                upsert("mine-deleted", ["CD_title": .string("a's")], at: clock(1)),
+                            ]
+                        )
+                    ])
+            ).expectOK(PushResponse.self)
+            _ = try await fixture.alice.push(
+                push(
+                    "b",
+                    [
+                        (
+                            1,
+                            [
+                                upsert("shared", ["CD_n": .int(1)], at: clock(2, "b")),
+                                delete("deleted-by-b", at: clock(2, "b")),
+                            ]
+                        )
+                    ])
+            ).expectOK(PushResponse.self)
+            // a brings two back and deletes one of its own: the delete of b stays on the record.
+            let after = try await fixture.alice.push(
+                push(
+                    "a",
+                    [
+                        (
+                            2,
+                            [
+                                upsert("deleted-by-b", ["CD_title": .string("again")], at: clock(3)),
+                                delete("mine-deleted", at: clock(3)),
+                            ]
+                        )
+                    ])
+            ).expectOK(PushResponse.self)
+            let everything = try await fixture.alice.pullAll()
+            #expect(Set(everything.records.map(\.recordName)) == ["mine", "shared", "deleted-by-b", "mine-deleted"])
+            // "shared" has b's field, "deleted-by-b" b's delete: a needs both; the other two are a's alone.
+            let forA = try await fixture.alice.pullAll(client: "a")
+            #expect(forA.records.map(\.recordName) == ["shared", "deleted-by-b"])
+            #expect(forA.records[1].fields == ["CD_title": .string("again")])
+            let forB = try await fixture.alice.pullAll(client: "b")
+            #expect(Set(forB.records.map(\.recordName)) == ["mine", "mine-deleted", "shared", "deleted-by-b"])
+            // The token is the zone's: a pull after it, with or without the client, has nothing.
+            #expect(forA.token == everything.token)
+            #expect(try await fixture.alice.pullAll(since: forA.token).records.isEmpty)
+            // A page of nothing but a's own records moves the token at once, even when asked to wait.
+            _ = try await fixture.alice.push(push("a", [(3, [upsert("mine", ["CD_n": .int(5)], at: clock(4))])]))
+            let started = ContinuousClock.now
+            let page = try await fixture.alice.changes(since: forA.token, wait: 20, client: "a").expectOK(
+                ChangesResponse.self)
+            #expect(page.records.isEmpty && page.nextToken != forA.token && !page.hasMore)
+            #expect(ContinuousClock.now - started < .seconds(15))
+            #expect(try await fixture.alice.pullAll(since: page.nextToken).records.isEmpty)
+            #expect(page.nextToken != everything.token && after.serverSequence == 8)
+            // A client ID that is not one (too long) answers 400.
+            #expect(try await fixture.alice.changes(client: String(repeating: "x", count: 300)).status == 400)
+        }
+    }
+
     @Test("a delete wins over older updates; the record comes back only with a newer clock")
     func deleteWins() async throws {
         try await withSyncServer { fixture in

@@ -15,6 +15,23 @@ struct RecordMergeTests {
         func apply(_ change: RecordChange) -> Bool { record.apply(change) }
     }
 
+    @Test("the sole writer is the one client behind every field clock and the delete clock, if there is one")
+    func soleWriter() {
+        let merged = Merged()
+        #expect(merged.record.soleWriter == nil)
+        _ = merged.apply(upsert("t1", ["CD_title": .string("a"), "CD_done": .bool(false)], at: clock(10)))
+        #expect(merged.record.soleWriter == "a")
+        _ = merged.apply(upsert("t1", ["CD_n": .int(1)], at: clock(11, "b")))
+        #expect(merged.record.soleWriter == nil)
+        // b's delete drops every field; a's later edit brings the record back beside b's delete.
+        _ = merged.apply(delete("t1", at: clock(12, "b")))
+        #expect(merged.record.deleted && merged.record.soleWriter == "b")
+        _ = merged.apply(upsert("t1", ["CD_title": .string("again")], at: clock(13)))
+        #expect(!merged.record.deleted && merged.record.soleWriter == nil)
+        _ = merged.apply(delete("t1", at: clock(14)))
+        #expect(merged.record.soleWriter == "a")
+    }
+
     @Test("a field takes a value only with a greater clock; an equal clock is the same write and changes nothing")
     func lastWriterWinsPerField() {
         let merged = Merged()

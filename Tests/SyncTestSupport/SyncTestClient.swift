@@ -85,10 +85,12 @@ public struct SyncTestClient: Sendable {
     }
 
     public func changes(
-        zone: String = SyncPaths.defaultZone, since: String? = nil, limit: Int? = nil, wait: Int? = nil
+        zone: String = SyncPaths.defaultZone, since: String? = nil, limit: Int? = nil, wait: Int? = nil,
+        client: String? = nil
     ) async throws -> Reply {
         var query: [String] = []
         if let since { query.append("since=\(since)") }
+        if let client { query.append("client=\(client)") }
         if let limit { query.append("limit=\(limit)") }
         if let wait { query.append("wait=\(wait)") }
         return try await send("GET", SyncPaths.changes(zone) + (query.isEmpty ? "" : "?" + query.joined(separator: "&")))
@@ -96,14 +98,15 @@ public struct SyncTestClient: Sendable {
 
     /// Every record of the zone after `since`, page after page; and the last token.
     public func pullAll(
-        zone: String = SyncPaths.defaultZone, since: String? = nil, limit: Int? = nil
+        zone: String = SyncPaths.defaultZone, since: String? = nil, limit: Int? = nil, client: String? = nil
     ) async throws -> (
         records: [RecordState], token: String
     ) {
         var records: [RecordState] = []
         var token = since
         while true {
-            let page = try await changes(zone: zone, since: token, limit: limit).decode(ChangesResponse.self)
+            let page = try await changes(zone: zone, since: token, limit: limit, client: client).decode(
+                ChangesResponse.self)
             records += page.records
             token = page.nextToken
             if !page.hasMore { return (records, page.nextToken) }

@@ -287,10 +287,15 @@ final class SyncEngine: @unchecked Sendable {
     /// Pulls one page (waiting up to `wait` seconds for news) and applies it. Returns whether
     /// more waits at once. A 410 resyncs the zone.
     func importCycle(wait: Int) async throws -> Bool {
-        let token = try metadata.read { db in try SyncMetadata.value(.pullToken, in: db) }
+        let (token, clientID) = try metadata.read { db in
+            (try SyncMetadata.value(.pullToken, in: db), try SyncMetadata.value(.clientID, in: db))
+        }
         let answer: ChangesResponse
         do {
-            answer = try await client.changes(zone: zone, since: token, limit: pageSize, wait: wait)
+            // Records this client alone wrote are left out: it has them. (A resync pulls them
+            // too, to learn what the server has.)
+            answer = try await client.changes(
+                zone: zone, since: token, limit: pageSize, wait: wait, excludingOwnOf: clientID)
         } catch  where SyncServerError.isResyncRequired(error) {
             try await resync()
             return false

@@ -45,9 +45,14 @@ struct SyncServerClient: Sendable {
         return body
     }
 
-    func changes(zone: String, since token: String?, limit: Int, wait: Int) async throws -> ChangesResponse {
+    /// The zone's changes after `token`; with `excludingOwnOf`, without the records that
+    /// client alone wrote (it has them).
+    func changes(
+        zone: String, since token: String?, limit: Int, wait: Int, excludingOwnOf client: String? = nil
+    ) async throws -> ChangesResponse {
         var query: [URLQueryItem] = [URLQueryItem(name: "limit", value: String(limit))]
         if let token { query.append(URLQueryItem(name: "since", value: token)) }
+        if let client { query.append(URLQueryItem(name: "client", value: client)) }
         if wait > 0 { query.append(URLQueryItem(name: "wait", value: String(wait))) }
         return try await send("GET", SyncPaths.changes(zone), query: query, body: nil, as: ChangesResponse.self)
     }
