@@ -66,7 +66,7 @@ struct SyncRoutes {
             return Response(status: .noContent)
         }
         v1.post("zones/:zone/push") { request, context in
-            let push = try await decode(PushRequest.self, from: request)
+            let push = try await decode(PushRequest.self, from: request, with: WireJSON.decodePushRequest)
             return JSONAnswer(try await store.push(push, owner: try context.requireUser(), zoneName: try zoneName(context)))
         }
         v1.get("zones/:zone/changes") { request, context in
@@ -121,11 +121,14 @@ struct SyncRoutes {
     }
 
     /// The JSON body as `type`; 400 naming the first problem when it is not.
-    private func decode<Value: Decodable>(_ type: Value.Type, from request: Request) async throws -> Value {
+    private func decode<Value: Decodable>(
+        _ type: Value.Type, from request: Request,
+        with decoder: (Data) throws -> Value = { try JSONDecoder().decode(Value.self, from: $0) }
+    ) async throws -> Value {
         let buffer = try await body(of: request)
         guard buffer.readableBytes > 0 else { throw SyncError.badRequest("The request needs a JSON body.") }
         do {
-            return try JSONDecoder().decode(Value.self, from: Data(buffer.readableBytesView))
+            return try decoder(Data(buffer.readableBytesView))
         } catch let error as DecodingError {
             throw SyncError.badRequest("The body is not a valid \(Value.self): \(Self.describe(error))")
         } catch {

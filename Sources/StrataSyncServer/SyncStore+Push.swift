@@ -192,8 +192,7 @@ extension SyncStore {
     static func record(_ row: RecordRow) throws -> StoredRecord {
         StoredRecord(
             recordType: row.0, recordName: row.1,
-            fields: try RecordJSON.decode([String: FieldValue].self, row.2),
-            clocks: try RecordJSON.decode([String: HybridLogicalClock].self, row.3),
+            fields: try WireJSON.decodeFields(from: row.2), clocks: try WireJSON.decodeClocks(from: row.3),
             deleted: row.4, deleteClock: row.5.flatMap(HybridLogicalClock.init), serverSequence: row.6, changedBy: row.7)
     }
 
@@ -203,8 +202,8 @@ extension SyncStore {
         guard !records.isEmpty else { return }
         let types = records.map(\.recordType)
         let names = records.map(\.recordName)
-        let fields = try records.map { try RecordJSON.encode($0.fields) }
-        let clocks = try records.map { try RecordJSON.encode($0.clocks) }
+        let fields = try records.map { try WireJSON.encode(fields: $0.fields) }
+        let clocks = records.map { WireJSON.encode(clocks: $0.clocks) }
         let deleted = records.map(\.deleted)
         let deleteClocks = records.map { $0.deleteClock?.description ?? "" }
         let sequences = records.map(\.serverSequence)

@@ -207,12 +207,12 @@ struct SyncMetadata {
 
     /// Keeps a batch as the JSON a push request carries, with its change count and the asset
     /// hashes its fields name, so that pushing reads neither back into values.
-    static func enqueue(_ batch: ChangeBatch, encoder: JSONEncoder = JSONEncoder(), in db: Database) throws {
+    static func enqueue(_ batch: ChangeBatch, in db: Database) throws {
         let assets = Set(batch.changes.flatMap { $0.fields.values.compactMap(\.assetHash) })
         try db.cachedStatement(
             sql: "INSERT OR REPLACE INTO \(outboxTable) (ZBATCH, ZBODY, ZCOUNT, ZASSETS) VALUES (?, ?, ?, ?)"
         ).execute(arguments: [
-            batch.batchSequence, try encoder.encode(batch), batch.changes.count,
+            batch.batchSequence, try WireJSON.encode(batch), batch.changes.count,
             assets.isEmpty ? nil : assets.sorted().joined(separator: " "),
         ])
     }

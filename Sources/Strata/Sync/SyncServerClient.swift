@@ -54,7 +54,9 @@ struct SyncServerClient: Sendable {
         if let token { query.append(URLQueryItem(name: "since", value: token)) }
         if let client { query.append(URLQueryItem(name: "client", value: client)) }
         if wait > 0 { query.append(URLQueryItem(name: "wait", value: String(wait))) }
-        return try await send("GET", SyncPaths.changes(zone), query: query, body: nil, as: ChangesResponse.self)
+        return try await send(
+            "GET", SyncPaths.changes(zone), query: query, body: nil, as: ChangesResponse.self,
+            decoder: WireJSON.decodeChangesResponse)
     }
 
     func query(_ request: QueryRequest, zone: String) async throws -> QueryResponse {
@@ -70,11 +72,12 @@ struct SyncServerClient: Sendable {
     }
 
     private func send<Answer: Decodable>(
-        _ method: String, _ path: String, query: [URLQueryItem] = [], body: Data?, as: Answer.Type
+        _ method: String, _ path: String, query: [URLQueryItem] = [], body: Data?, as: Answer.Type,
+        decoder: (Data) throws -> Answer = { try JSONDecoder().decode(Answer.self, from: $0) }
     ) async throws -> Answer {
         let data = try await raw(method, path, query: query, body: body, contentType: "application/json")
         do {
-            return try JSONDecoder().decode(Answer.self, from: data)
+            return try decoder(data)
         } catch {
             throw SyncServerError.make(
                 .serverResponseLost, "The sync server's answer to \(method) \(path) could not be read: \(error)")
