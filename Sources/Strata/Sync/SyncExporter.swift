@@ -353,6 +353,9 @@ struct SyncExporter {
             request.includesSubentities = false
             request.affectedStores = [store]
             request.fetchBatchSize = 500
+            // The relationships an export reads, loaded with each batch of objects rather than
+            // one query per object.
+            request.relationshipKeyPathsForPrefetching = SyncRecordMapping.syncedRelationships(of: entity).map(\.name)
             let known = try metadata.read { db in
                 try Row.fetchAll(
                     db, sql: "SELECT ZPK, ZRECORDNAME FROM \(SyncMetadata.recordTable) WHERE ZENTITY = ?", arguments: [name]

@@ -62,7 +62,12 @@ struct SyncImporter {
         // An object made again (a record that came back after a delete here) gets back the
         // links this store knows for it: the server does not send a link record again unless
         // the link itself changes.
-        for (name, object) in state.created { try restoreLinks(of: name, object: object, context: context, state: state) }
+        if !state.created.isEmpty {
+            let known = try metadata.read { db in try Self.links(ofRecordsIn: Self.jsonArray(state.created.map(\.name)), in: db) }
+            for (name, object) in state.created {
+                try restoreLinks(known[name] ?? [], to: object, context: context, state: state)
+            }
+        }
         // References to records later in the page, now that every record of it has an object.
         let unresolved = state.deferred
         state.deferred = []
@@ -281,23 +286,32 @@ struct SyncImporter {
         }
     }
 
-    /// Adds the links of the link table that name a record to its new object.
+    /// Adds the links of the link table that name a record (its relationship and the other
+    /// end's record) to its new object.
     private func restoreLinks(
-        of recordName: String, object: NSManagedObject, context: NSManagedObjectContext, state: ApplyState
+        _ links: [(relationship: String, other: String)], to object: NSManagedObject, context: NSManagedObjectContext,
+        state: ApplyState
     ) throws {
-        let rows = try metadata.read { db in
-            try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT ZRELATIONSHIP1, ZRECORD2 FROM \(SyncMetadata.linkTable) WHERE ZRECORD1 = ?
-                    UNION ALL SELECT ZRELATIONSHIP2, ZRECORD1 FROM \(SyncMetadata.linkTable) WHERE ZRECORD2 = ?
-                    """, arguments: [recordName, recordName]
-            ).map { ($0[0] as String, $0[1] as String) }
-        }
-        for (relationship, otherName) in rows where object.entity.relationshipsByName[relationship]?.isToMany == true {
+        for (relationship, otherName) in links where object.entity.relationshipsByName[relationship]?.isToMany == true {
             guard let other = try self.object(named: otherName, context: context, state: state) else { continue }
             object.mutableSetValue(forKey: relationship).add(other)
         }
+    }
+
+    /// The links the link table knows for the records named in a JSON array, by record: the
+    /// record's relationship and the other end's record.
+    static func links(ofRecordsIn names: String, in db: Database) throws -> [String: [(relationship: String, other: String)]] {
+        var links: [String: [(relationship: String, other: String)]] = [:]
+        let rows = try Row.fetchCursor(
+            db,
+            sql: """
+                SELECT ZRECORD1, ZRELATIONSHIP1, ZRECORD2 FROM \(SyncMetadata.linkTable)
+                WHERE ZRECORD1 IN (SELECT value FROM json_each(?1))
+                UNION ALL SELECT ZRECORD2, ZRELATIONSHIP2, ZRECORD1 FROM \(SyncMetadata.linkTable)
+                WHERE ZRECORD2 IN (SELECT value FROM json_each(?1))
+                """, arguments: [names])
+        while let row = try rows.next() { links[row[0], default: []].append((row[1], row[2])) }
+        return links
     }
 
     /// Whether a record's clocks here hold a change newer than a remote delete.

@@ -70,6 +70,34 @@ extension SyncTests {
             try device.close()
         }
 
+        @Test func aPagesClocksObjectsAndLinksAreReadInOneQueryEach() throws {
+            let device = try Device(at: scratch.file("page.sqlite"))
+            let clock = HybridLogicalClock(wallMilliseconds: 7, counter: 1, node: "n")
+            try device.metadata.write { db in
+                try SyncMetadata.setClock(clock, field: "CD_title", of: "item-1", in: db)
+                try SyncMetadata.setClock(clock, field: "CD_rank", of: "item-1", in: db)
+                try SyncMetadata.setClock(clock, field: "CD_name", of: "tag-9", in: db)
+                try SyncMetadata.setRecordName("item-1", recordType: "CD_SyncItem", entity: "SyncItem", primaryKey: 4, in: db)
+                let item = SyncRecordMapping.LinkEnd(entity: "SyncItem", recordName: "item-1", relationship: "tags")
+                let tag = SyncRecordMapping.LinkEnd(entity: "SyncTag", recordName: "tag-9", relationship: "items")
+                let other = SyncRecordMapping.LinkEnd(entity: "SyncTag", recordName: "tag-8", relationship: "items")
+                try SyncMetadata.setLink("link-a", item, tag, in: db)
+                try SyncMetadata.setLink("link-b", other, item, in: db)
+            }
+            let names = try SyncImporter.jsonArray(["item-1", "tag-9", "missing \"one\""])
+            try device.metadata.read { db in
+                let clocks = try SyncImporter.clocks(ofRecordsIn: names, in: db)
+                #expect(clocks == ["item-1": ["CD_title": clock, "CD_rank": clock], "tag-9": ["CD_name": clock]])
+                let objects = try SyncImporter.objects(namedIn: names, in: db)
+                #expect(objects.count == 1 && objects["item-1"]?.entity == "SyncItem" && objects["item-1"]?.primaryKey == 4)
+                let links = try SyncImporter.links(ofRecordsIn: names, in: db)
+                #expect(links["item-1"]?.map { "\($0.relationship)→\($0.other)" }.sorted() == ["tags→tag-8", "tags→tag-9"])
+                #expect(links["tag-9"]?.map { "\($0.relationship)→\($0.other)" } == ["items→item-1"])
+                #expect(links["missing \"one\""] == nil)
+            }
+            try device.close()
+        }
+
         @Test func theFieldsWaitingInTheOutboxAreReadFromItsJSON() throws {
             let device = try Device(at: scratch.file("pending.sqlite"))
             try device.metadata.write { db in
