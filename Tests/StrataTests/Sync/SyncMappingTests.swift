@@ -79,6 +79,16 @@ extension SyncTests {
             #expect(name.hasPrefix("CD_SyncItem_"))
             #expect(UUID(uuidString: String(name.dropFirst("CD_SyncItem_".count))) != nil)
             #expect(SyncRecordMapping.newRecordName(for: item) != name)
+            // Time-ordered UUIDs (version 7, RFC 9562): the time leads, names made later sort later.
+            let start = Date(timeIntervalSince1970: 1_764_300_000.123)
+            let names = (0..<50).map {
+                SyncRecordMapping.newRecordName(for: item, at: start.addingTimeInterval(Double($0) / 500))
+            }
+            #expect(names == names.sorted())
+            #expect(Set(names).count == 50)
+            let uuid = try #require(UUID(uuidString: String(names[0].dropFirst("CD_SyncItem_".count))))
+            #expect(uuid.uuidString.hasPrefix("019AC879-8B7B-7"))
+            #expect(["8", "9", "A", "B"].contains(uuid.uuidString.dropFirst(19).prefix(1)))
             let fields = SyncRecordMapping.syncedAttributes(of: item).map(SyncRecordMapping.field(of:)).sorted()
             #expect(fields == ["CD_attachment", "CD_done", "CD_due", "CD_rank", "CD_title"])
             let relationships = SyncRecordMapping.syncedRelationships(of: item).map(\.name).sorted()
