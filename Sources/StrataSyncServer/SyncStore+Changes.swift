@@ -77,15 +77,22 @@ extension SyncStore {
         // encoding every record here. (`jsonb_strip_nulls` leaves out a live record's delete
         // clock and a missing `changedBy`, as the wire format does; field values hold no JSON
         // null of their own.)
+        //
+        // The page is chosen in a subquery of its own, so that the JSON is made for its rows
+        // only: with the JSON in the same query, a plan that sorts (chosen while the table's
+        // statistics still say it is small, after a large upload) made it for every row after
+        // the token, on every page.
         let rows = try await connection.query(
             """
             SELECT server_seq, jsonb_strip_nulls(jsonb_build_object(
                 'recordType', record_type, 'recordName', record_name, 'fields', fields, 'clocks', clocks,
                 'deleted', deleted, 'deleteClock', CASE WHEN deleted THEN delete_clock END,
                 'serverSequence', server_seq, 'changedBy', changed_by))::text
-            FROM records WHERE zone_id = \(zone.id) AND server_seq > \(since)
-                AND (\(requester)::text IS NULL OR sole_writer IS DISTINCT FROM \(requester))
-            ORDER BY server_seq LIMIT \(limit + 1)
+            FROM (
+                SELECT * FROM records WHERE zone_id = \(zone.id) AND server_seq > \(since)
+                    AND (\(requester)::text IS NULL OR sole_writer IS DISTINCT FROM \(requester))
+                ORDER BY server_seq LIMIT \(limit + 1)
+            ) AS page ORDER BY server_seq
             """, logger: logger)
         var records: [String] = []
         var lastSequence: Int64?
