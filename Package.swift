@@ -199,7 +199,7 @@ let package = Package(
         // 50 clients pushing through two instances (BENCHMARKS.md, "Sync").
         .executableTarget(
             name: "strata-sync-load",
-            dependencies: ["Strata", "StrataSyncServer", "SyncTestSupport"],
+            dependencies: ["Strata", "StrataSyncServer", "SyncTestSupport", "TodoKit"],
             path: "Benchmarks/StrataSyncLoad"
         ),
         // A throw-away PostgreSQL cluster per test process (or DATABASE_URL), a fresh
