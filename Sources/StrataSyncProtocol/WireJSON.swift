@@ -60,7 +60,8 @@ public enum WireJSON {
         try decode(Data(text.utf8)) { reader in try reader.clocks() }
     }
 
-    /// The fast reader alone (nil where it does not take the input): for tests.
+    /// The fast reader alone: nil where it does not take the input (the `decode` functions then
+    /// ask `JSONDecoder`; tests compare the two).
     static func fastDecode<Value>(_ data: Data, _ read: (inout Reader) throws -> Value) -> Value? {
         data.withUnsafeBytes { raw -> Value? in
             var reader = Reader(raw.bindMemory(to: UInt8.self))

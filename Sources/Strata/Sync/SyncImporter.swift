@@ -21,11 +21,7 @@ struct SyncImporter {
 
     /// The asset hashes the records' fields name, which the caller downloads first.
     static func assets(in records: [RecordState]) -> Set<String> {
-        var hashes = Set<String>()
-        for record in records {
-            for value in record.fields.values { if case .asset(let reference) = value { hashes.insert(reference.sha256) } }
-        }
-        return hashes
+        Set(records.flatMap { $0.fields.values.compactMap(\.assetHash) })
     }
 
     /// Applies the records (after those deferred before), then stores the pull token.
@@ -51,9 +47,9 @@ struct SyncImporter {
         // per record (nothing here is written before the save).
         try metadata.read { db in
             state.pending = try Self.pendingFields(in: db)
-            let names = try Self.jsonArray(records.map(\.recordName))
-            state.localClocks = try Self.clocks(ofRecordsIn: names, in: db)
-            state.objects = try Self.objects(namedIn: names, in: db)
+            let names = try SyncMetadata.jsonArray(records.map(\.recordName))
+            state.localClocks = try SyncMetadata.clocks(ofRecordsIn: names, in: db)
+            state.objects = try SyncMetadata.objects(namedIn: names, in: db)
             state.known = Set(records.map(\.recordName))
         }
         for record in records where record.recordType != SyncRecordMapping.linkRecordType {
@@ -63,7 +59,9 @@ struct SyncImporter {
         // links this store knows for it: the server does not send a link record again unless
         // the link itself changes.
         if !state.created.isEmpty {
-            let known = try metadata.read { db in try Self.links(ofRecordsIn: Self.jsonArray(state.created.map(\.name)), in: db) }
+            let known = try metadata.read { db in
+                try SyncMetadata.links(ofRecordsIn: SyncMetadata.jsonArray(state.created.map(\.name)), in: db)
+            }
             for (name, object) in state.created {
                 try restoreLinks(known[name] ?? [], to: object, context: context, state: state)
             }
@@ -298,22 +296,6 @@ struct SyncImporter {
         }
     }
 
-    /// The links the link table knows for the records named in a JSON array, by record: the
-    /// record's relationship and the other end's record.
-    static func links(ofRecordsIn names: String, in db: Database) throws -> [String: [(relationship: String, other: String)]] {
-        var links: [String: [(relationship: String, other: String)]] = [:]
-        let rows = try Row.fetchCursor(
-            db,
-            sql: """
-                SELECT ZRECORD1, ZRELATIONSHIP1, ZRECORD2 FROM \(SyncMetadata.linkTable)
-                WHERE ZRECORD1 IN (SELECT value FROM json_each(?1))
-                UNION ALL SELECT ZRECORD2, ZRELATIONSHIP2, ZRECORD1 FROM \(SyncMetadata.linkTable)
-                WHERE ZRECORD2 IN (SELECT value FROM json_each(?1))
-                """, arguments: [names])
-        while let row = try rows.next() { links[row[0], default: []].append((row[1], row[2])) }
-        return links
-    }
-
     /// Whether a record's clocks here hold a change newer than a remote delete.
     static func hasChange(in local: [String: HybridLogicalClock], newerThan delete: HybridLogicalClock?) -> Bool {
         guard let delete else { return false }
@@ -337,39 +319,6 @@ struct SyncImporter {
             fields.insert(record + "\u{1F}" + field)
         }
         return fields
-    }
-
-    /// Names as one JSON array, bound as one parameter and read by `json_each`.
-    static func jsonArray(_ names: [String]) throws -> String {
-        String(decoding: try JSONEncoder().encode(names), as: UTF8.self)
-    }
-
-    /// The clocks of the records named in a JSON array, by record name.
-    static func clocks(ofRecordsIn names: String, in db: Database) throws -> [String: [String: HybridLogicalClock]] {
-        var clocks: [String: [String: HybridLogicalClock]] = [:]
-        let rows = try Row.fetchCursor(
-            db,
-            sql: """
-                SELECT ZRECORDNAME, ZFIELD, ZCLOCK FROM \(SyncMetadata.clockTable)
-                WHERE ZRECORDNAME IN (SELECT value FROM json_each(?))
-                """, arguments: [names])
-        while let row = try rows.next() {
-            if let clock = HybridLogicalClock(row[2] as String) { clocks[row[0], default: [:]][row[1]] = clock }
-        }
-        return clocks
-    }
-
-    /// The objects given the record names of a JSON array.
-    static func objects(namedIn names: String, in db: Database) throws -> [String: (entity: String, primaryKey: Int64)] {
-        var objects: [String: (entity: String, primaryKey: Int64)] = [:]
-        let rows = try Row.fetchCursor(
-            db,
-            sql: """
-                SELECT ZRECORDNAME, ZENTITY, ZPK FROM \(SyncMetadata.recordTable)
-                WHERE ZRECORDNAME IN (SELECT value FROM json_each(?))
-                """, arguments: [names])
-        while let row = try rows.next() { objects[row[0]] = (row[1], row[2]) }
-        return objects
     }
 
     /// The entity a record's object belongs to: `CD_entityName`, else the record type's.

@@ -128,6 +128,24 @@ struct SyncMetadata {
         return (row[0], row[1])
     }
 
+    /// The objects given the record names of a JSON array.
+    static func objects(namedIn names: String, in db: Database) throws -> [String: (entity: String, primaryKey: Int64)] {
+        var objects: [String: (entity: String, primaryKey: Int64)] = [:]
+        let rows = try Row.fetchCursor(
+            db,
+            sql: """
+                SELECT ZRECORDNAME, ZENTITY, ZPK FROM \(recordTable)
+                WHERE ZRECORDNAME IN (SELECT value FROM json_each(?))
+                """, arguments: [names])
+        while let row = try rows.next() { objects[row[0]] = (row[1], row[2]) }
+        return objects
+    }
+
+    /// Names as one JSON array, bound as one parameter and read by `json_each`.
+    static func jsonArray(_ names: [String]) throws -> String {
+        String(decoding: try JSONEncoder().encode(names), as: UTF8.self)
+    }
+
     static func setRecordName(
         _ recordName: String, recordType: String, entity: String, primaryKey: Int64, in db: Database
     ) throws {
@@ -158,6 +176,21 @@ struct SyncMetadata {
         return clocks
     }
 
+    /// The clocks of the records named in a JSON array, by record name.
+    static func clocks(ofRecordsIn names: String, in db: Database) throws -> [String: [String: HybridLogicalClock]] {
+        var clocks: [String: [String: HybridLogicalClock]] = [:]
+        let rows = try Row.fetchCursor(
+            db,
+            sql: """
+                SELECT ZRECORDNAME, ZFIELD, ZCLOCK FROM \(clockTable)
+                WHERE ZRECORDNAME IN (SELECT value FROM json_each(?))
+                """, arguments: [names])
+        while let row = try rows.next() {
+            if let clock = HybridLogicalClock(row[2] as String) { clocks[row[0], default: [:]][row[1]] = clock }
+        }
+        return clocks
+    }
+
     static func setClock(_ clock: HybridLogicalClock, field: String, of recordName: String, in db: Database) throws {
         try db.cachedStatement(sql: "INSERT OR REPLACE INTO \(clockTable) (ZRECORDNAME, ZFIELD, ZCLOCK) VALUES (?, ?, ?)")
             .execute(arguments: [recordName, field, clock.description])
@@ -176,6 +209,22 @@ struct SyncMetadata {
                 UNION ALL SELECT ZNAME, ZRECORD1 FROM \(linkTable) WHERE ZRECORD2 = ? AND ZRELATIONSHIP2 = ?
                 """, arguments: [recordName, relationship, recordName, relationship])
         return rows.map { ($0[0], $0[1]) }
+    }
+
+    /// The links the link table knows for the records named in a JSON array, by record: the
+    /// record's relationship and the other end's record.
+    static func links(ofRecordsIn names: String, in db: Database) throws -> [String: [(relationship: String, other: String)]] {
+        var links: [String: [(relationship: String, other: String)]] = [:]
+        let rows = try Row.fetchCursor(
+            db,
+            sql: """
+                SELECT ZRECORD1, ZRELATIONSHIP1, ZRECORD2 FROM \(linkTable)
+                WHERE ZRECORD1 IN (SELECT value FROM json_each(?1))
+                UNION ALL SELECT ZRECORD2, ZRELATIONSHIP2, ZRECORD1 FROM \(linkTable)
+                WHERE ZRECORD2 IN (SELECT value FROM json_each(?1))
+                """, arguments: [names])
+        while let row = try rows.next() { links[row[0], default: []].append((row[1], row[2])) }
+        return links
     }
 
     static func link(named name: String, in db: Database) throws -> (SyncRecordMapping.LinkEnd, SyncRecordMapping.LinkEnd)? {
@@ -208,13 +257,18 @@ struct SyncMetadata {
     /// Keeps a batch as the JSON a push request carries, with its change count and the asset
     /// hashes its fields name, so that pushing reads neither back into values.
     static func enqueue(_ batch: ChangeBatch, in db: Database) throws {
-        let assets = Set(batch.changes.flatMap { $0.fields.values.compactMap(\.assetHash) })
+        let assets = assetHashes(of: batch)
         try db.cachedStatement(
             sql: "INSERT OR REPLACE INTO \(outboxTable) (ZBATCH, ZBODY, ZCOUNT, ZASSETS) VALUES (?, ?, ?, ?)"
         ).execute(arguments: [
             batch.batchSequence, try WireJSON.encode(batch), batch.changes.count,
-            assets.isEmpty ? nil : assets.sorted().joined(separator: " "),
+            assets.isEmpty ? nil : assets.joined(separator: " "),
         ])
+    }
+
+    /// The assets a batch's fields name, each once, in order.
+    static func assetHashes(of batch: ChangeBatch) -> [String] {
+        Set(batch.changes.flatMap { $0.fields.values.compactMap(\.assetHash) }).sorted()
     }
 
     /// A batch of the outbox as stored: its JSON, untouched, and what pushing needs to know.
@@ -240,7 +294,7 @@ struct SyncMetadata {
             if row[2] as Int? == nil {
                 let batch = try JSONDecoder().decode(ChangeBatch.self, from: body)
                 stored.changeCount = batch.changes.count
-                stored.assets = Set(batch.changes.flatMap { $0.fields.values.compactMap(\.assetHash) }).sorted()
+                stored.assets = assetHashes(of: batch)
             }
             if !batches.isEmpty && count + stored.changeCount > maximumChanges { break }
             batches.append(stored)

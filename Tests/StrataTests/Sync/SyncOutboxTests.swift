@@ -84,13 +84,13 @@ extension SyncTests {
                 try SyncMetadata.setLink("link-a", item, tag, in: db)
                 try SyncMetadata.setLink("link-b", other, item, in: db)
             }
-            let names = try SyncImporter.jsonArray(["item-1", "tag-9", "missing \"one\""])
+            let names = try SyncMetadata.jsonArray(["item-1", "tag-9", "missing \"one\""])
             try device.metadata.read { db in
-                let clocks = try SyncImporter.clocks(ofRecordsIn: names, in: db)
+                let clocks = try SyncMetadata.clocks(ofRecordsIn: names, in: db)
                 #expect(clocks == ["item-1": ["CD_title": clock, "CD_rank": clock], "tag-9": ["CD_name": clock]])
-                let objects = try SyncImporter.objects(namedIn: names, in: db)
+                let objects = try SyncMetadata.objects(namedIn: names, in: db)
                 #expect(objects.count == 1 && objects["item-1"]?.entity == "SyncItem" && objects["item-1"]?.primaryKey == 4)
-                let links = try SyncImporter.links(ofRecordsIn: names, in: db)
+                let links = try SyncMetadata.links(ofRecordsIn: names, in: db)
                 #expect(links["item-1"]?.map { "\($0.relationship)→\($0.other)" }.sorted() == ["tags→tag-8", "tags→tag-9"])
                 #expect(links["tag-9"]?.map { "\($0.relationship)→\($0.other)" } == ["items→item-1"])
                 #expect(links["missing \"one\""] == nil)
