@@ -13,7 +13,12 @@ import PackageDescription
     // `strata port`'s tests compile the hand-fixed fixture (Tests/StrataToolTests/PortFixed*)
     // against `import CoreData`, which exists on Linux only.
     let toolTestDependencies: [Target.Dependency] = ["CoreData"]
-    let coreDataProducts: [Product] = [.library(name: "CoreData", targets: ["CoreData"])]
+    // `import CoreData` and `import CloudKit` for apps (IntegrationTests/UserApp builds one
+    // from outside, as a user's package sees these products).
+    let coreDataProducts: [Product] = [
+        .library(name: "CoreData", targets: ["CoreData"]),
+        .library(name: "CloudKit", targets: ["CloudKit"]),
+    ]
     let coreDataTargets: [Target] = [
         .target(name: "CoreData", dependencies: ["Strata"]),
         // `import CloudKit` where Apple's is absent: the few CloudKit types seed 004 uses, answered

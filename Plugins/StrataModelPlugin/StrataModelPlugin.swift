@@ -84,7 +84,9 @@ struct ModelCommands {
         let source = workDirectory.appendingPathComponent("\(model.name)+CoreDataGenerated.swift")
         let resource = workDirectory.appendingPathComponent("Models").appendingPathComponent(model.root.lastPathComponent)
         let compiled = workDirectory.appendingPathComponent("Compiled").appendingPathComponent(compiledName)
-        var compileArguments = ["compile-model", model.root.path, "--output", compiled.path]
+        // The module's name, so that the compiled model names the classes generated into it
+        // (and its "Current Product Module" classes) with their module, as Xcode's does.
+        var compileArguments = ["compile-model", model.root.path, "--output", compiled.path, "--module-name", moduleName]
         #if os(Linux)
             compileArguments += ["--copy-to", tool.deletingLastPathComponent().path]
         #endif

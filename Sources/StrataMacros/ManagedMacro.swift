@@ -21,6 +21,11 @@ import SwiftSyntaxMacros
 ///
 /// The key is the property's name (without backticks). The overloads of `_managedValue`
 /// pick the conversion from the property's type, so the macro needs no type information.
+///
+/// A property named `primitive` followed by a capitalised key (`primitiveTitle`) is, as Core
+/// Data's dynamic accessors make it, the primitive accessor of that key (`title`): it reads and
+/// writes the stored value with `primitiveValue(forKey:)` and `setPrimitiveValue(_:forKey:)`,
+/// without access or change notifications, for custom accessors to build on.
 public struct ManagedMacro: AccessorMacro {
     /// The getter and setter of the property, or no accessors and an error diagnostic when
     /// the declaration cannot be managed.
@@ -35,6 +40,12 @@ public struct ManagedMacro: AccessorMacro {
             return []
         case .success(let property):
             let key = StringLiteralExprSyntax(content: property.key)
+            if property.isPrimitive {
+                return [
+                    "get { _managedPrimitiveValue(forKey: \(key)) }",
+                    "set { _setManagedPrimitiveValue(newValue, forKey: \(key)) }",
+                ]
+            }
             return [
                 "get { _managedValue(forKey: \(key)) }",
                 "set { _setManagedValue(newValue, forKey: \(key)) }",
@@ -46,8 +57,21 @@ public struct ManagedMacro: AccessorMacro {
 /// A property `@Managed` can manage: a single, typed, instance `var` without a value or
 /// accessors of its own.
 struct ManagedProperty {
-    /// The name the property's value is stored under: the property's name.
+    /// The name the property's value is stored under: the property's name, or for a
+    /// primitive accessor (`primitiveTitle`) the key it reads (`title`).
     let key: String
+    /// Whether the property is the primitive accessor of `key`.
+    var isPrimitive = false
+
+    /// The key of a primitive accessor's name (`primitiveTitle` → `title`, `primitiveURL` →
+    /// `uRL` as Core Data derives it: only the first letter changes case), or `nil` for other names.
+    static func primitiveKey(of name: String) -> String? {
+        let prefix = "primitive"
+        guard name.hasPrefix(prefix) else { return nil }
+        let rest = name.dropFirst(prefix.count)
+        guard let first = rest.first, first.isUppercase else { return nil }
+        return first.lowercased() + rest.dropFirst()
+    }
 
     /// Checks the declaration `@Managed` is attached to; a failure carries the error
     /// diagnostic to report.
@@ -95,6 +119,7 @@ struct ManagedProperty {
         guard binding.typeAnnotation != nil else {
             return .failure(ManagedDeclarationError(node: pattern, message: .missingType(name)))
         }
+        if let key = primitiveKey(of: name) { return .success(ManagedProperty(key: key, isPrimitive: true)) }
         return .success(ManagedProperty(key: name))
     }
 

@@ -10,7 +10,7 @@ enum CodegenCommand {
     case copyModel(model: URL, output: URL, copyTo: URL?)
     /// Compile a model into Strata's `.momd` (or `.mom`) form, for apps that look it up in
     /// their bundle.
-    case compileModel(model: URL, output: URL, copyTo: URL?)
+    case compileModel(model: URL, output: URL, copyTo: URL?, moduleName: String?)
     /// Write the file of type aliases that make Core Data's class names unambiguous, after
     /// checking the target's sources for `@NSManaged`.
     case names(output: URL, sources: [URL])
@@ -21,6 +21,7 @@ enum CodegenCommand {
         USAGE: strata-codegen generate <model> --output <file.swift> [--module-name <name>]
                strata-codegen copy-model <model> --output <path> [--copy-to <dir>]
                strata-codegen compile-model <model> --output <Name.momd|Name.mom> [--copy-to <dir>]
+                                             [--module-name <name>]
                strata-codegen names --output <file.swift> [<source.swift> ...]
 
         <model> is an .xcdatamodeld bundle (its current version is used), an .xcdatamodel
@@ -34,7 +35,9 @@ enum CodegenCommand {
           compile-model Writes the model as a .momd directory (an .xcdatamodeld: one .mom
                         per version and VersionInfo.plist) or a .mom file (an .xcdatamodel),
                         holding model XML, where Strata's NSManagedObjectModel reads it;
-                        with --copy-to, also into that folder (beside executables).
+                        with --copy-to, also into that folder (beside executables); with
+                        --module-name, generated and "Current Product Module" classes are
+                        named Module.Class, as Xcode's model compiler names them.
           names         Writes type aliases for NSExpression, NSComparisonPredicate and
                         NSCompoundPredicate, which Foundation on Linux also declares, so that
                         the target's own files name Core Data's classes without ambiguity.
@@ -84,7 +87,8 @@ enum CodegenCommand {
         case "generate": self = .generate(model: modelURL, output: outputURL, moduleName: options.take("--module-name"))
         case "compile-model":
             let copyTo = options.take("--copy-to").map { URL(fileURLWithPath: $0, isDirectory: true) }
-            self = .compileModel(model: modelURL, output: outputURL, copyTo: copyTo)
+            self = .compileModel(
+                model: modelURL, output: outputURL, copyTo: copyTo, moduleName: options.take("--module-name"))
         default:
             let copyTo = options.take("--copy-to").map { URL(fileURLWithPath: $0, isDirectory: true) }
             self = .copyModel(model: modelURL, output: outputURL, copyTo: copyTo)
@@ -96,7 +100,7 @@ enum CodegenCommand {
         case "generate": ["--output", "--module-name"]
         case "copy-model": ["--output", "--copy-to"]
         case "names": ["--output"]
-        case "compile-model": ["--output", "--copy-to"]
+        case "compile-model": ["--output", "--copy-to", "--module-name"]
         default: throw .unknownSubcommand(subcommand)
         }
     }
@@ -118,14 +122,14 @@ enum CodegenCommand {
                     FileHandle.standardError.write(Data("warning: \(error)\n".utf8))
                 }
             }
-        case .compileModel(let model, let output, let copyTo):
-            try CompiledModelFiles.compile(model, to: output)
+        case .compileModel(let model, let output, let copyTo, let moduleName):
+            try CompiledModelFiles.compile(model, to: output, classModule: moduleName)
             if let copyTo {
                 // The copy beside the executables only serves `Bundle.main`; failing to make it
                 // is a warning, not a failed build.
                 let copy = copyTo.appendingPathComponent(output.lastPathComponent)
                 do {
-                    try CompiledModelFiles.compile(model, to: copy)
+                    try CompiledModelFiles.compile(model, to: copy, classModule: moduleName)
                 } catch {
                     FileHandle.standardError.write(Data("warning: \(error)\n".utf8))
                 }

@@ -100,4 +100,41 @@ struct ManagedMacroExpansionTests {
                 """
         )
     }
+
+    /// `primitive<Key>` is Core Data's primitive accessor of `<key>` (issue 32): it reads and
+    /// writes the stored value of `title`, not a property named `primitiveTitle`.
+    @Test(
+        "a primitive accessor reads and writes its key's stored value",
+        arguments: [
+            ("var primitiveTitle: String?", "title"),
+            ("var primitiveDueDate: Date?", "dueDate"),
+            ("var primitivePriority: Int16", "priority"),
+        ])
+    func expandsPrimitiveAccessors(declaration: String, key: String) {
+        assertManagedExpansion(
+            "@Managed \(declaration)",
+            expandedSource: """
+                \(declaration) {
+                    get {
+                        _managedPrimitiveValue(forKey: "\(key)")
+                    }
+                    set {
+                        _setManagedPrimitiveValue(newValue, forKey: "\(key)")
+                    }
+                }
+                """
+        )
+    }
+
+    @Test("a name that only starts with the word primitive is an ordinary property")
+    func primitivesNeedACapitalisedKey() {
+        assertManagedExpansion(
+            "@Managed var primitives: String?",
+            expandedSource: expanded("var primitives: String?", key: "primitives")
+        )
+        assertManagedExpansion(
+            "@Managed var primitive: String?",
+            expandedSource: expanded("var primitive: String?", key: "primitive")
+        )
+    }
 }

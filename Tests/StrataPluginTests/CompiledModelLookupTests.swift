@@ -16,7 +16,34 @@ struct CompiledModelLookupTests {
         let model = try #require(NSManagedObjectModel(contentsOf: url))
         #expect(Set(model.entitiesByName.keys) == Self.entityNames)
         let source = try #require(Bundle.module.url(forResource: "Model", withExtension: "xcdatamodeld"))
-        #expect(model.isEqual(try NSManagedObjectModel.load(contentsOf: source)))
+        // The same model, but for the class names the compiled form qualifies with the module
+        // (see `classNamesCarryTheModule`).
+        let written = try NSManagedObjectModel.load(contentsOf: source)
+        #expect(model.entityVersionHashesByName == written.entityVersionHashesByName)
+        for entity in written.entities {
+            let name = entity.managedObjectClassName ?? ""
+            let qualified = name.contains(".") && !name.hasPrefix(".") ? name : "StrataPluginTests." + name.trimmingPrefix(".")
+            entity.managedObjectClassName = ["Gadget", "Note"].contains(name) ? name : qualified
+        }
+        #expect(model.isEqual(written))
+    }
+
+    /// Issue 32: as Xcode's `momc --module`, the compiled model names generated classes and
+    /// "Current Product Module" ones with the target's module, so that they resolve on first use.
+    @Test("the compiled model names the module's classes with the module")
+    func classNamesCarryTheModule() throws {
+        let url = try #require(Bundle.module.url(forResource: "Model", withExtension: "momd"))
+        let model = try #require(NSManagedObjectModel(contentsOf: url))
+        let names = model.entitiesByName.mapValues { $0.managedObjectClassName ?? "" }
+        #expect(names["Book"] == "StrataPluginTests.Book")  // codegen "class", written "Book"
+        #expect(names["Step"] == "StrataPluginTests.Step")  // codegen "class", written ".Step"
+        #expect(names["Tag"] == "StrataPluginTests.Tag")  // already qualified
+        #expect(names["Gadget"] == "Gadget")  // manual class, global namespace: as written
+        #expect(names["Note"] == "Note")  // codegen "category", written "Note"
+        let source = try #require(Bundle.module.url(forResource: "Model", withExtension: "xcdatamodeld"))
+        let written = try NSManagedObjectModel.load(contentsOf: source)
+        #expect(written.entitiesByName["Book"]?.managedObjectClassName == "Book")
+        #expect(written.entityVersionHashesByName == model.entityVersionHashesByName)
     }
 
     @Test("the .momd holds Xcode's layout: VersionInfo.plist naming the current .mom")

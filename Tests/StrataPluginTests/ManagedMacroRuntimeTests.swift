@@ -64,4 +64,28 @@ struct ManagedMacroRuntimeTests {
         gadget.owner = nil
         #expect(gadget.owner == nil)
     }
+
+    /// `@Managed var primitiveLabel` is the primitive accessor of `label` (issue 32), not a
+    /// property of its own: it reads and writes `label`'s stored value without notifications.
+    @Test("primitive accessors read and write the key's stored value without notifications")
+    func primitiveAccessors() throws {
+        let gadget = try TestModel.make(Gadget.self, entity: "Gadget")
+        gadget.label = "lamp"
+        #expect(gadget.changeNotices == ["label"])
+        #expect(gadget.primitiveLabel == "lamp")
+        gadget.primitiveLabel = "desk"
+        #expect(gadget.label == "desk")
+        #expect(gadget.primitiveValue(forKey: "label") as? String == "desk")
+        #expect(gadget.changeNotices == ["label"])
+        #expect(gadget.primitiveMadeAt == nil)
+        let date = Date(timeIntervalSinceReferenceDate: 5_000)
+        gadget.primitiveMadeAt = date
+        #expect(gadget.madeAt == date)
+        gadget.primitiveMadeAt = nil
+        #expect(gadget.primitiveValue(forKey: "madeAt") == nil)
+        gadget.trimmedLabel = "  shelf "
+        #expect(gadget.label == "shelf")
+        #expect(gadget.changeNotices == ["label", "label"])
+        #expect(gadget.entity.propertiesByName["primitiveLabel"] == nil)
+    }
 }

@@ -68,8 +68,9 @@ extension NSBatchInsertRequest: BatchRequest {
         guard !entity.isAbstract else {
             throw CoreDataError.make(NSCoreDataError, "Entity \(entity.name ?? "?") is abstract: rows cannot be inserted.")
         }
-        // Inserts go to the first store that holds the entity, as a context's inserts do.
-        guard let store = try coordinator.batchStores(for: entity, affectedStores: nil).first else {
+        // Inserts go to the first store that holds the entity (of `affectedStores`, when set),
+        // as a context's inserts do.
+        guard let store = try coordinator.batchStores(for: entity, affectedStores: affectedStores).first else {
             throw CoreDataError.make(NSPersistentStoreOperationError, "No persistent store holds entity \(entity.name ?? "?").")
         }
         var plan = BatchInsertPlan(
@@ -124,7 +125,7 @@ extension NSBatchUpdateRequest: BatchRequest {
         plan.author = context.historyAuthor
         var outcome = BatchOutcome()
         if !assignments.isEmpty {
-            for store in try coordinator.batchStores(for: entity, affectedStores: nil) {
+            for store in try coordinator.batchStores(for: entity, affectedStores: affectedStores) {
                 outcome.add(try store.batchUpdate(plan))
             }
         }
@@ -147,7 +148,9 @@ extension NSBatchDeleteRequest: BatchRequest {
             // Each store deletes its own objects; IDs of other coordinators are left alone.
             var byStore: [ObjectIdentifier: (store: any BatchStore, ids: [NSManagedObjectID])] = [:]
             for id in objectIDs where !id.isTemporaryID {
-                guard let store = id.persistentStore, store.persistentStoreCoordinator === coordinator else { continue }
+                guard let store = id.persistentStore, store.persistentStoreCoordinator === coordinator,
+                    affectedStores?.contains(where: { $0 === store }) ?? true
+                else { continue }
                 guard let batch = try coordinator.batchStores(for: id.entity, affectedStores: [store]).first else { continue }
                 byStore[ObjectIdentifier(store), default: (batch, [])].ids.append(id)
             }
@@ -160,7 +163,9 @@ extension NSBatchDeleteRequest: BatchRequest {
             let fetch = try context.fetchPlan(for: fetchRequest)
             var plan = BatchDeletePlan(fetch: fetch, objectIDs: [], collectsIDs: resultType == .resultTypeObjectIDs)
             plan.author = context.historyAuthor
-            for store in try coordinator.batchStores(for: fetch.entity, affectedStores: fetchRequest.affectedStores) {
+            // The request's own stores, else those of its fetch request.
+            let stores = affectedStores ?? fetchRequest.affectedStores
+            for store in try coordinator.batchStores(for: fetch.entity, affectedStores: stores) {
                 outcome.add(try store.batchDelete(plan))
             }
         }

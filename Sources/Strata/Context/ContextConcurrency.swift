@@ -71,6 +71,11 @@ extension NSManagedObjectContext {
             CurrentContext.leave(restoring: outer)
             lock.unlock()
         }
+        // Saves merged automatically come first, as the merge Apple's context queues does
+        // (not inside a block of this context already running).
+        if automaticallyMergesChangesFromParent, outer != Unmanaged.passUnretained(self).toOpaque() {
+            mergeWaitingSaves()
+        }
         return try block()
     }
 

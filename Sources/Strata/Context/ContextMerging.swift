@@ -111,12 +111,25 @@ extension NSManagedObjectContext {
             guard let self, let saver = notification.object as? NSManagedObjectContext, saver !== self,
                 self.followsSaves(of: saver)
             else { return }
-            // Read the IDs now, on the saving context's queue; merge on this context's queue.
+            // Read the IDs now, on the saving context's queue; merge on this context's queue,
+            // before its next block runs: a `perform` block queued now, or a `performAndWait`
+            // that comes first (it merges what is waiting when it starts, as Apple's, which
+            // runs on the context's queue, would find the merge queued ahead of it).
             let changes = SavedObjectIDs(notification.userInfo ?? [:])
-            self.perform {
-                self.advanceQueryGeneration()
-                self.merge(changes)
-            }
+            self.waitingMerges.withLock { $0.append(changes) }
+            self.perform { self.mergeWaitingSaves() }
+        }
+    }
+
+    /// Merges the saves that reached this context since its last block, in their order.
+    func mergeWaitingSaves() {
+        let waiting = waitingMerges.withLock { waiting -> [SavedObjectIDs] in
+            defer { waiting.removeAll() }
+            return waiting
+        }
+        for changes in waiting {
+            advanceQueryGeneration()
+            merge(changes)
         }
     }
 }

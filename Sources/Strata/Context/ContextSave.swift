@@ -131,20 +131,25 @@ extension NSManagedObjectContext {
         request.attachedWrite = attachedStoreWrite
         attachedStoreWrite = nil
         var written: [NSManagedObject] = []
+        // A child's save passes transient attributes to its parent too, as Apple's does; a
+        // store keeps none of them.
+        let toParent = parentStore != nil
         request.inserts.reserveCapacity(inserted.count)
         for object in inserted {
+            let layout = object.layout
             request.inserts.append(
                 RowChange(
-                    objectID: object.objectID, values: storeValues(of: object), changed: object.layout.persistentIndexes,
-                    expectedVersion: 0))
+                    objectID: object.objectID, values: storeValues(of: object, keepingTransients: toParent),
+                    changed: toParent ? layout.childSaveIndexes : layout.persistentIndexes, expectedVersion: 0))
         }
         for object in updated {
-            let persistent = object.layout.persistentIndexes.filter(object.changedIndexes.contains)
+            let saved = toParent ? object.layout.childSaveIndexes : object.layout.persistentIndexes
+            let persistent = saved.filter(object.changedIndexes.contains)
             guard !persistent.isEmpty, !object.objectID.isTemporaryID else { continue }
             request.updates.append(
                 RowChange(
-                    objectID: object.objectID, values: storeValues(of: object), changed: persistent,
-                    expectedVersion: object.expectedVersion))
+                    objectID: object.objectID, values: storeValues(of: object, keepingTransients: toParent),
+                    changed: persistent, expectedVersion: object.expectedVersion))
             written.append(object)
         }
         for object in deleted where !object.objectID.isTemporaryID && !object.isInaccessible {
@@ -159,17 +164,21 @@ extension NSManagedObjectContext {
     /// The object's own array is the start: its stored attributes are already in store form,
     /// so that an entity without relationships or transient attributes shares the array
     /// instead of copying it value by value.
-    func storeValues(of object: NSManagedObject) -> ValueRow {
+    /// With `keepingTransients`, transient attributes keep their values (a child's save to its
+    /// parent).
+    func storeValues(of object: NSManagedObject, keepingTransients: Bool = false) -> ValueRow {
         let layout = object.layout
         guard object.values.count == layout.properties.count else {
             var values = ValueRow(shape: layout.valueShape)
-            for index in layout.persistentIndexes where index < object.values.count {
+            for index in keepingTransients ? layout.childSaveIndexes : layout.persistentIndexes
+            where index < object.values.count {
                 values[index] = Self.storeValue(object.values[index], kind: layout.kinds[index])
             }
             return values
         }
         var values = object.values
         for index in layout.objectOnlyIndexes {
+            if keepingTransients && layout.kinds[index] == .attribute { continue }
             // Relationships become IDs; transient attributes and fetched properties are not stored.
             let persistent =
                 (layout.kinds[index] == .toOne || layout.isToMany(index)) && !layout.properties[index].isTransient

@@ -137,6 +137,9 @@ extension NSManagedObjectContext {
             undoRecorder?.willChangeMembership(of: object)
             inserted.remove(object)
             eventInserted.remove(object)
+            // Its values were put back just before (the event's changes to it): it leaves, and
+            // is announced as deleted only.
+            eventUpdated.remove(object)
             assignments[object.objectID] = nil
             unregister(object)
             object.managedObjectContext = nil

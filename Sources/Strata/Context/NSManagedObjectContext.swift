@@ -89,7 +89,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     private var coordinatorStorage: NSPersistentStoreCoordinator?
     private var parentStorage: NSManagedObjectContext?
     /// The parent as the store of this context.
-    private var parentStore: ParentContextStore?
+    private(set) var parentStore: ParentContextStore?
     /// Why the context cannot fetch or save: a coordinator and a parent were both given.
     private(set) var configurationError: NSError?
 
@@ -129,6 +129,13 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         didSet { updateAutomaticMerging() }
     }
     var mergeObserver: (any NSObjectProtocol)?
+    /// Saves of the parent (or siblings) waiting to be merged by the next block of this context.
+    let waitingMerges = Protected([SavedObjectIDs]())
+    /// Whether a change needs nothing more from the change hooks: set for the whole life of a
+    /// private-queue context (its blocks process pending changes), and for a main-queue context
+    /// while the end of the main queue's turn is scheduled to (see `changedInThisTurn()`).
+    /// One flag test per change.
+    var endOfTurnScheduled: Bool
 
     /// The undo manager that records the context's changes, one group per event (see
     /// ContextUndo.swift). `nil` by default: nothing is recorded.
@@ -190,6 +197,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     public init(concurrencyType: ConcurrencyType) {
         self.concurrencyType = concurrencyType
         self.queue = DispatchQueue(label: "Strata.NSManagedObjectContext")
+        self.endOfTurnScheduled = concurrencyType != .mainQueueConcurrencyType
         super.init()
         queue.setSpecific(key: Self.queueKey, value: ObjectIdentifier(self))
     }
@@ -359,6 +367,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         register(object)
         inserted.insert(object)
         eventInserted.insert(object)
+        if !endOfTurnScheduled { changedInThisTurn() }
         if !object.hasAwokenFromInsert {
             object.hasAwokenFromInsert = true
             object.awakeFromInsert()
@@ -377,6 +386,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         deleted.insert(object)
         eventDeleted.insert(object)
         pendingDeletes.append(object)
+        if !endOfTurnScheduled { changedInThisTurn() }
         if inserted.contains(object) {
             inserted.remove(object)
             unsavedDeletes.insert(object)
@@ -399,6 +409,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     func objectDidChange(_ object: NSManagedObject) {
         // An object inserted in this event is announced as inserted, nothing more.
         guard !object.faulted, !eventInserted.contains(object) else { return }
+        if !endOfTurnScheduled { changedInThisTurn() }
         if inserted.contains(object) {
             // Inserted in an earlier event: announced as updated by the next `ObjectsDidChange`
             // (so that fetched results see it change), but still an insert, not in `updated`.
@@ -446,9 +457,11 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
             eventRefreshed.insert(object)
             return
         }
-        if let coordinator = persistentStoreCoordinator { coordinator.rowCache.remove([object.objectID]) }
+        // The row comes from the coordinator's cache while it is no older than
+        // `stalenessInterval` allows (any age by default), else from the store, as Apple's
+        // refresh does: `stalenessInterval = 0` makes refreshes read the store.
         let changes = object.changedIndexes
-        if flag, !changes.isEmpty, !object.faulted, let snapshot = try? objectStore?.snapshot(for: object.objectID) {
+        if flag, !changes.isEmpty, !object.faulted, let snapshot = try? storedSnapshot(for: object.objectID) {
             object.merge(snapshot: snapshot, keeping: changes, in: self)
             object.awakeFromSnapshotEvents(.refresh)
         } else {
@@ -534,3 +547,25 @@ extension NSManagedObjectContext {
 
 /// The concurrency types under the name Apple's Swift interface gives them.
 public typealias NSManagedObjectContextConcurrencyType = NSManagedObjectContext.ConcurrencyType
+
+extension NSManagedObjectContext {
+    /// A change was made outside any block that ends with `processPendingChanges()`. A
+    /// main-queue context then processes its pending changes at the end of the main queue's
+    /// current turn, as Apple's does at the end of a run-loop pass: observers of
+    /// `ObjectsDidChange` and fetched results controllers hear of changes made in an event
+    /// handler, or in a job of the main actor, without a save. (On Linux the main queue is what
+    /// `RunLoop.main` and the main actor's executor both drain: the block runs once the current
+    /// run-loop pass or main-actor job has finished.) Private-queue contexts process them at the
+    /// end of each `perform` block, and on `processPendingChanges()` or `save()`.
+    func changedInThisTurn() {
+        guard concurrencyType == .mainQueueConcurrencyType else { return }
+        endOfTurnScheduled = true
+        DispatchQueue.main.async { [weak self] in
+            guard let self else { return }
+            self.runLocked {
+                self.endOfTurnScheduled = false
+                self.processPendingChanges()
+            }
+        }
+    }
+}

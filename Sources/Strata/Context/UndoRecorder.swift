@@ -83,9 +83,10 @@ final class UndoRecorder: @unchecked Sendable {
     func willChange(_ object: NSManagedObject, at index: Int) {
         guard manager.isUndoRegistrationEnabled else { return }
         let position = position(of: object)
-        // An object new to the context in this event has no earlier values to go back to: undoing
-        // the event takes it out whole.
-        guard touched[position].membership != .absent, !touched[position].recorded.contains(index) else { return }
+        // An object new to the context in this event is recorded too: undoing the event takes it
+        // out, and its own side of the relationships the event set goes back with it (a note
+        // inserted and given a habit no longer points at the habit after the undo).
+        guard !touched[position].recorded.contains(index) else { return }
         touched[position].recorded.insert(index)
         touched[position].values.append((index, Self.value(of: object, at: index)))
     }

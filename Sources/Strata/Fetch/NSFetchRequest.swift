@@ -24,7 +24,11 @@ public struct NSFetchRequestResultType: OptionSet, Sendable, Hashable {
 }
 
 /// The common base of requests a store executes (fetches, batch requests).
-open class NSPersistentStoreRequest: NSObject, @unchecked Sendable {}
+open class NSPersistentStoreRequest: NSObject, @unchecked Sendable {
+    /// The stores the request runs in; all stores of the coordinator (that hold its entity)
+    /// when `nil`.
+    open var affectedStores: [NSPersistentStore]?
+}
 
 /// A description of what to fetch: an entity, a filter, an order and a page.
 ///
@@ -59,8 +63,6 @@ open class NSFetchRequest<ResultType>: NSPersistentStoreRequest, NSCopying, @unc
     public var havingPredicate: NSPredicate?
     /// The order of the results: the first descriptor decides, the next ones break ties.
     public var sortDescriptors: [NSSortDescriptor]?
-    /// The stores to search; all stores of the coordinator when `nil`.
-    public var affectedStores: [NSPersistentStore]?
     /// The most results to return; 0 for no limit.
     public var fetchLimit: Int = 0
     /// How many results to skip.

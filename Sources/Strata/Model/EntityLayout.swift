@@ -24,6 +24,9 @@ final class EntityLayout: @unchecked Sendable {
     let initialValues: ValueRow
     /// Indexes of the properties a store keeps (not transient, not fetched properties).
     let persistentIndexes: [Int]
+    /// Indexes of the properties a child context's save passes to its parent: the persistent
+    /// ones and transient attributes, whose values Apple's child saves push too.
+    let childSaveIndexes: [Int]
     /// For each attribute, the Swift type its values are stored as, if there is one; a value
     /// set with exactly that type is stored without coercion.
     let storedTypes: [ObjectIdentifier?]
@@ -77,6 +80,7 @@ final class EntityLayout: @unchecked Sendable {
         persistentIndexes = properties.indices.filter { index in
             !properties[index].isTransient && kinds[index] != .other
         }
+        childSaveIndexes = properties.indices.filter { index in kinds[index] != .other }
         isRuleFreeAttribute = properties.map { property in
             guard let attribute = property as? NSAttributeDescription, !(attribute is NSDerivedAttributeDescription)
             else { return false }

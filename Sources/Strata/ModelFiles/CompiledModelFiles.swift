@@ -26,7 +26,13 @@ public enum CompiledModelFiles {
     /// Compiles an `.xcdatamodeld` into a `.momd` directory, or an `.xcdatamodel` (or its
     /// `contents` file) into a `.mom` file, replacing what is at `destination`. Every version
     /// is loaded first, so a model that cannot be loaded fails here with its error.
-    public static func compile(_ source: URL, to destination: URL) throws(ModelError) {
+    ///
+    /// With `classModule`, the module the target's classes are compiled into, class names are
+    /// qualified as Xcode's model compiler qualifies them (`momc --module`): an entity whose class
+    /// Xcode generates ("Class Definition") or whose module is "Current Product Module" (a class
+    /// name written with a leading dot) names `Module.Class`, so that the class is found on its
+    /// first use, before the program has touched it.
+    public static func compile(_ source: URL, to destination: URL, classModule: String? = nil) throws(ModelError) {
         let fileManager = FileManager.default
         var versions: [String: Data] = [:]
         var hashes: [String: [String: Data]] = [:]
@@ -36,14 +42,14 @@ public enum CompiledModelFiles {
             for name in bundle.versionNames {
                 let contents = bundle.contentsURL(ofVersion: name)
                 let model = try NSManagedObjectModel.load(contentsOf: contents)
-                versions[name] = try read(contents)
+                versions[name] = qualifyingClassNames(in: try read(contents), module: classModule)
                 hashes[name] = model.entityVersionHashesByName
             }
             current = bundle.currentVersionName
         } else {
             let contents = source.pathExtension == "xcdatamodel" ? source.appendingPathComponent("contents") : source
             _ = try NSManagedObjectModel.load(contentsOf: contents)
-            versions[""] = try read(contents)
+            versions[""] = qualifyingClassNames(in: try read(contents), module: classModule)
         }
         // Written aside, then moved into place: builds of the same target for the host and for
         // the destination may write the same copy beside the executables at the same time.
@@ -122,6 +128,49 @@ public enum CompiledModelFiles {
     /// Whether data is a binary property list, the form of the models Xcode compiles.
     static func isBinaryPropertyList(_ data: Data) -> Bool {
         data.starts(with: Data("bplist".utf8))
+    }
+
+    /// The model XML with the class names of the module's entities qualified (see
+    /// `compile(_:to:classModule:)`): each `<entity>` start tag whose `codeGenerationType` is
+    /// `class` (its class is generated into the module) or whose `representedClassName` starts
+    /// with a dot. Names already qualified (`Other.Book`) and other entities stay as written.
+    static func qualifyingClassNames(in data: Data, module: String?) -> Data {
+        guard let module, !module.isEmpty, let text = String(data: data, encoding: .utf8) else { return data }
+        var result = ""
+        var copied = text.startIndex
+        for range in text.ranges(of: /<entity\b[^>]*>/) {
+            result += text[copied..<range.lowerBound]
+            result += qualifiedEntityTag(text[range], module: module)
+            copied = range.upperBound
+        }
+        guard copied != text.startIndex else { return data }
+        result += text[copied...]
+        return Data(result.utf8)
+    }
+
+    private static func qualifiedEntityTag(_ tag: Substring, module: String) -> String {
+        let generated = tag.contains(/\scodeGenerationType\s*=\s*"class"/)
+        let entity = tag.firstMatch(of: /\sname\s*=\s*"([^"]*)"/).map { String($0.1) }
+        if let match = tag.firstMatch(of: /\srepresentedClassName\s*=\s*"([^"]*)"/) {
+            let name = match.1
+            let unqualified: Substring
+            if name.hasPrefix(".") {
+                unqualified = name.dropFirst()
+            } else if generated, name.isEmpty || name == "NSManagedObject" {
+                // Xcode generates a class named after the entity.
+                unqualified = Substring(entity ?? "")
+            } else if generated {
+                unqualified = name
+            } else {
+                return String(tag)
+            }
+            guard !unqualified.isEmpty, !unqualified.contains(".") else { return String(tag) }
+            return String(tag[..<match.1.startIndex]) + "\(module).\(unqualified)" + tag[match.1.endIndex...]
+        }
+        // A generated class with no class name written: named after the entity.
+        guard generated, let entity, !entity.isEmpty, let close = tag.lastIndex(of: ">") else { return String(tag) }
+        let end = tag[..<close].hasSuffix("/") ? tag.index(before: close) : close
+        return String(tag[..<end]) + " representedClassName=\"\(module).\(entity)\"" + tag[end...]
     }
 
     private static func read(_ url: URL) throws(ModelError) -> Data {

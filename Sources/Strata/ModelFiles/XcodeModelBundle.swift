@@ -199,9 +199,21 @@ enum ModelFileLocator {
         var rest = Substring(name)
         while let underscore = rest.firstIndex(of: "_") {
             rest = rest[rest.index(after: underscore)...]
-            if !rest.isEmpty { candidates.append(String(rest)) }
+            if !rest.isEmpty { candidates.append(moduleName(ofTarget: String(rest))) }
         }
         return candidates
+    }
+
+    /// The Swift module SwiftPM makes of a target (its "c99 name"): characters that cannot be
+    /// in an identifier become `_`, and a leading digit gets one before it (`my-app` is `my_app`).
+    static func moduleName(ofTarget target: String) -> String {
+        var name = String(
+            String.UnicodeScalarView(
+                target.unicodeScalars.map { scalar in
+                    scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "_" ? scalar : "_"
+                }))
+        if let first = name.unicodeScalars.first, ("0"..."9").contains(first) { name = "_" + name }
+        return name
     }
 
     /// The model files in the bundles' resource directories and in the resource bundles those

@@ -115,8 +115,24 @@ enum ManagedObjectClasses {
         for module in state.modules {
             if let type = _typeByName("\(module).\(unqualified)") as? NSManagedObject.Type { return type }
         }
-        return state.classesByName[unqualified]
+        if let known = state.classesByName[unqualified] { return known }
+        // Nothing registered yet (the class's first use): the program's own module, where an
+        // executable's classes are, and where a model found beside the executable came from.
+        if !trimmed.contains("."), let module = mainModule,
+            let type = _typeByName("\(module).\(trimmed)") as? NSManagedObject.Type
+        {
+            return type
+        }
+        return nil
     }
+
+    /// The module of the running executable, as SwiftPM names an executable target's module
+    /// after it (`my-app` is `my_app`).
+    private static let mainModule: String? = {
+        guard let executable = CommandLine.arguments.first, !executable.isEmpty else { return nil }
+        let name = URL(fileURLWithPath: executable).lastPathComponent
+        return name.isEmpty ? nil : ModelFileLocator.moduleName(ofTarget: name)
+    }()
 
     /// The entity of a model whose class is the given class.
     static func entity(for type: NSManagedObject.Type, in model: NSManagedObjectModel) -> NSEntityDescription? {

@@ -149,6 +149,44 @@ extension NSManagedObject {
     }
 }
 
+/// Primitive accessors (`@Managed var primitiveTitle: String?`): the stored value of a
+/// property read and written without access or change notifications, as Core Data's dynamic
+/// `primitive<Key>` accessors do (`primitiveValue(forKey:)`, `setPrimitiveValue(_:forKey:)`).
+extension NSManagedObject {
+    /// The property a primitive accessor names: its key as the macro derived it (`title` from
+    /// `primitiveTitle`), else the key as written after `primitive` (`URL` from `primitiveURL`).
+    func _primitiveKey(_ key: String) -> String {
+        guard layout.index(of: key) == nil, let first = key.first else { return key }
+        let written = first.uppercased() + key.dropFirst()
+        return layout.index(of: written) == nil ? key : written
+    }
+
+    /// The stored value of an optional property, in the property's Swift type.
+    public func _managedPrimitiveValue<Value>(forKey key: String) -> Value? {
+        ManagedValueBridge.cast(primitiveValue(forKey: _primitiveKey(key)), to: Value.self)
+    }
+
+    /// The stored value of a non-optional property with a natural empty value.
+    public func _managedPrimitiveValue<Value: _ManagedDefaultValue>(forKey key: String) -> Value {
+        ManagedValueBridge.cast(primitiveValue(forKey: _primitiveKey(key)), to: Value.self) ?? Value._managedDefaultValue
+    }
+
+    /// The stored value of a non-optional property of any other type; a missing value is a
+    /// programming error, as for `_managedValue`.
+    @_disfavoredOverload
+    public func _managedPrimitiveValue<Value>(forKey key: String) -> Value {
+        guard let value = ManagedValueBridge.cast(primitiveValue(forKey: _primitiveKey(key)), to: Value.self) else {
+            preconditionFailure("\(entity.name ?? "?").\(key) is nil or not a \(Value.self), but its property is non-optional")
+        }
+        return value
+    }
+
+    /// Sets the stored value, without notifications or inverse maintenance.
+    public func _setManagedPrimitiveValue<Value>(_ value: Value?, forKey key: String) {
+        setPrimitiveValue(ManagedValueBridge.objectValue(value), forKey: _primitiveKey(key))
+    }
+}
+
 /// The value in an `Any` whose dynamic type is exactly `Value`, read without the runtime's
 /// dynamic cast (`as?` costs a couple of hundred instructions, and typed accessors run once
 /// per property read). Only for the types stored in every row: trivial types (numbers,

@@ -164,6 +164,16 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
         self.init(entity: entity, insertInto: context)
     }
 
+    /// An object of the entity whose class is this class in the models known so far (an empty
+    /// entity when none names it), in no context. Apple's framework offers `NSObject`'s `init()`
+    /// too and logs that the designated initializer was not called; code and tests use it for
+    /// objects that are never saved. Insert it with `context.insert(_:)` to save it.
+    public convenience override init() {
+        // `NSManagedObject()` itself stands for no entity (the base class is every entity's
+        // class that names no subclass).
+        self.init(entity: Self.self == NSManagedObject.self ? Self.placeholderEntity() : Self.entity(), insertInto: nil)
+    }
+
     /// The entity of this class in the models known so far: the one whose class name is
     /// the class's name.
     open class func entity() -> NSEntityDescription {

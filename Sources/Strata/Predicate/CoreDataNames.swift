@@ -19,3 +19,31 @@
 /// ```
 @freestanding(declaration, names: named(NSExpression), named(NSComparisonPredicate), named(NSCompoundPredicate))
 public macro CoreDataNames() = #externalMacro(module: "StrataMacros", type: "CoreDataNamesMacro")
+
+/// The access level of the aliases `#CoreDataNames(_:)` declares.
+public enum CoreDataNamesAccess: Sendable {
+    /// Visible in the module only (what `#CoreDataNames` and the build plugin declare).
+    case `internal`
+    /// Visible to the module's clients too: a library whose public API names `NSExpression`,
+    /// `NSComparisonPredicate` or `NSCompoundPredicate` needs the aliases it names to be public.
+    case `public`
+    /// Visible in the module's package.
+    case `package`
+}
+
+/// `#CoreDataNames` with the aliases declared at the given access level. A library whose
+/// public declarations mention one of the three classes writes `#CoreDataNames(.public)`;
+/// with internal aliases, Swift refuses those declarations ("cannot be declared public because
+/// its parameter uses an internal type").
+///
+/// ```swift
+/// import CoreData
+/// import Foundation
+///
+/// #CoreDataNames(.public)
+///
+/// public func titleContains(_ text: String) -> NSComparisonPredicate { … }
+/// ```
+@freestanding(declaration, names: named(NSExpression), named(NSComparisonPredicate), named(NSCompoundPredicate))
+public macro CoreDataNames(_ access: CoreDataNamesAccess) =
+    #externalMacro(module: "StrataMacros", type: "CoreDataNamesMacro")

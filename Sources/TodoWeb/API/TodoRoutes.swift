@@ -61,7 +61,9 @@ struct TodoRoutes: Sendable {
     private func create(_ request: Request, _ context: TodoRequestContext) async throws -> JSONResponse<TodoModel> {
         let new = try await request.decodeJSON(NewTodo.self, context: context).checked()
         let todo = try await writes.run {
-            let tags = try await tags(titled: new.tags ?? [])
+            // Tags named by id first: an unknown one fails the request before anything is made.
+            let named = try await tags(withIds: new.tagIds ?? [])
+            let tags = merged(named, try await tags(titled: new.tags ?? []))
             let todo = try await services.todos.add(title: new.title, tagIds: tags.map(\.id))
             guard let place = new.location else { return todo }
             return try await services.todos.locate(id: todo.id, at: place.model)
@@ -74,10 +76,11 @@ struct TodoRoutes: Sendable {
         let changes = try await request.decodeJSON(TodoChanges.self, context: context).checked()
         let todo = try await writes.run {
             var todo = try await services.todos.todo(id: id)
-            if changes.title != nil || changes.tags != nil || changes.completed != nil {
+            if changes.title != nil || changes.tags != nil || changes.tagIds != nil || changes.completed != nil {
                 todo.title = changes.title ?? todo.title
-                if let titles = changes.tags {
-                    todo.tags = try await tags(titled: titles)
+                if changes.tags != nil || changes.tagIds != nil {
+                    let named = try await tags(withIds: changes.tagIds ?? [])
+                    todo.tags = merged(named, try await tags(titled: changes.tags ?? []))
                 }
                 if let completed = changes.completed {
                     todo.completedAt = completed ? (todo.completedAt ?? Date()) : nil
@@ -104,9 +107,11 @@ struct TodoRoutes: Sendable {
         let titles = try await request.decodeJSON(TagTitles.self, context: context).checked()
         return JSONResponse(
             try await writes.run {
-                // The to-do first, so that a request for an unknown one makes no tags.
+                // The to-do and the tags named by id first, so that a request for an unknown
+                // one makes no tags.
                 _ = try await services.todos.todo(id: id)
-                return try await services.todos.tag(id: id, with: try await tags(titled: titles.tags))
+                let named = try await tags(withIds: titles.tagIds)
+                return try await services.todos.tag(id: id, with: merged(named, try await tags(titled: titles.tags)))
             })
     }
 
@@ -124,6 +129,20 @@ struct TodoRoutes: Sendable {
     }
 
     /// The tags with the titles, made where none has one (ignoring case and accents).
+    /// The tags with these ids; throws `tagNotFound` (a 404) for the first unknown one.
+    private func tags(withIds ids: [UUID]) async throws -> [TagModel] {
+        var tags: [TagModel] = []
+        for id in ids { tags.append(try await services.tags.tag(id: id)) }
+        return tags
+    }
+
+    /// Both lists, each tag once.
+    private func merged(_ first: [TagModel], _ second: [TagModel]) -> [TagModel] {
+        var tags = first
+        for tag in second where !tags.contains(where: { $0.id == tag.id }) { tags.append(tag) }
+        return tags
+    }
+
     private func tags(titled titles: [String]) async throws -> [TagModel] {
         var tags: [TagModel] = []
         for title in titles {

@@ -114,4 +114,59 @@ import Testing
         #expect(old == "milk", "a context that accepts any age takes the cached row")
         #expect(new == "soy milk")
     }
+
+    /// Issue 32: `refresh(_:mergeChanges:)` takes the coordinator's cached row while
+    /// `stalenessInterval` allows it (any age by default), and reads the store with an interval
+    /// of 0, as Apple's documentation describes (`stalenessInterval = 0` before
+    /// `refreshAllObjects()` is how apps see another process's writes).
+    @Test func refreshHonoursTheStalenessInterval() throws {
+        let fixture = try stack()
+        let ids = try fixture.seed()
+        let reader = fixture.context()
+        let milk = try reader.performAndWait { () throws -> NSManagedObject in
+            let milk = try reader.existingObject(with: ids.milk)
+            #expect(milk.value(forKey: "text") as? String == "milk")
+            return milk
+        }
+        let url = try #require(fixture.coordinator.persistentStores.first?.url)
+        let other = NSPersistentStoreCoordinator(managedObjectModel: fixture.coordinator.managedObjectModel)
+        try other.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url)
+        let writer = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        writer.persistentStoreCoordinator = other
+        try writer.performAndWait {
+            let row = try #require(
+                try writer.fetch(NSFetchRequest<NSManagedObject>(entityName: "Entry")).first {
+                    $0.value(forKey: "text") as? String == "milk"
+                })
+            row.setValue("oat milk", forKey: "text")
+            try writer.save()
+        }
+        let (cachedAfterRefresh, cachedWithInterval, freshAfterRefresh) = reader.performAndWait {
+            reader.refresh(milk, mergeChanges: false)
+            let cached = milk.value(forKey: "text") as? String
+            reader.stalenessInterval = 3_600
+            reader.refreshAllObjects()
+            let withinInterval = milk.value(forKey: "text") as? String
+            reader.stalenessInterval = 0
+            reader.refreshAllObjects()
+            return (cached, withinInterval, milk.value(forKey: "text") as? String)
+        }
+        #expect(cachedAfterRefresh == "milk", "any age is accepted by default")
+        #expect(cachedWithInterval == "milk", "the cached row is younger than an hour")
+        #expect(freshAfterRefresh == "oat milk")
+        // With unsaved changes, a merge keeps them over the store's newer row.
+        let merged = try reader.performAndWait {
+            milk.setValue(Int32(9), forKey: "rank")
+            try writer.performAndWait {
+                let row = try writer.existingObject(
+                    with: try #require(other.managedObjectID(forURIRepresentation: ids.milk.uriRepresentation())))
+                row.setValue("whole milk", forKey: "text")
+                try writer.save()
+            }
+            reader.refresh(milk, mergeChanges: true)
+            return (milk.value(forKey: "text") as? String, milk.value(forKey: "rank") as? Int32)
+        }
+        #expect(merged.0 == "whole milk")
+        #expect(merged.1 == 9)
+    }
 }

@@ -327,4 +327,66 @@ import Testing
         await other.perform(schedule: .enqueued) {}
         #expect(other.performAndWait { otherMilk.value(forKey: "text") as? String } == "cream")
     }
+
+    /// Issue 32: the parent's save is seen by the child's very next `performAndWait`, with no
+    /// wait for the merge queued on the child's queue (Apple's `performAndWait` runs on the
+    /// context's queue, after the merge queued there).
+    @Test func aChildThatMergesSeesItsParentsSaveInItsNextPerformAndWait() throws {
+        let fixture = try Fixture()
+        let (_, milkID, _) = try fixture.seed()
+        let parent = fixture.root()
+        let child = fixture.child(of: parent)
+        child.automaticallyMergesChangesFromParent = true
+        let milk = try child.performAndWait { try child.existingObject(with: milkID) }
+        #expect(child.performAndWait { milk.value(forKey: "rank") as? Int32 } == 1)
+        for rank in Int32(2)...21 {
+            try parent.performAndWait {
+                parent.object(with: milkID).setValue(rank, forKey: "rank")
+                try parent.save()
+            }
+            #expect(child.performAndWait { milk.value(forKey: "rank") as? Int32 } == rank)
+        }
+    }
+
+    /// Issue 32: a child's save pushes its transient attribute values into the parent's
+    /// objects, as Apple's does (a library's tests count on it); the store still keeps none.
+    @Test func aChildsSavePushesTransientValuesIntoItsParent() throws {
+        let folder = ObjectGraphTests.ScratchDirectory()
+        let url = folder.file("transients.sqlite")
+        let stack = try ObjectGraphTests.Stack(ObjectGraphTests.libraryModel(), at: url)
+        let parent = stack.newContext()
+        let novelID = try parent.performAndWait {
+            let novel = Novel(context: parent)
+            novel.title = "Dune"
+            try parent.save()
+            return novel.objectID
+        }
+        let child = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        child.parent = parent
+        let insertedID = try child.performAndWait {
+            let novel = try #require(try child.existingObject(with: novelID) as? Novel)
+            novel.draft = "second draft"
+            let new = Novel(context: child)
+            new.title = "Messiah"
+            new.draft = "first draft"
+            try child.save()
+            return new.objectID
+        }
+        try parent.performAndWait {
+            let novel = try #require(try parent.existingObject(with: novelID) as? Novel)
+            #expect(novel.draft == "second draft")
+            #expect(parent.updatedObjects.contains(novel))
+            let new = try #require(try parent.existingObject(with: insertedID) as? Novel)
+            #expect(new.draft == "first draft")
+            #expect(new.title == "Messiah")
+            try parent.save()
+        }
+        #expect(try ObjectGraphTests.novelTitles(in: url) == ["Dune", "Messiah"])
+        // A fresh context reads the stored values: transients start at their defaults.
+        let fresh = stack.newContext()
+        let drafts = try fresh.performAndWait {
+            try ObjectGraphTests.fetchAll(Novel.self, "Novel", in: fresh).map(\.draft)
+        }
+        #expect(drafts == [nil, nil])
+    }
 }

@@ -67,6 +67,42 @@ import Testing
         #expect(try inStore(titles) == [])
     }
 
+    /// Issue 32: the inserted object's own side of a relationship set in the same event goes
+    /// back too (it pointed at the author after the undo, while the author's side was empty).
+    @Test func undoingAnInsertClearsTheInsertedObjectsSideOfItsRelationships() throws {
+        let (stack, context, _) = try undoContext()
+        defer { try? stack.close() }
+        try context.performAndWait {
+            let herbert = Author(context: context)
+            let sf = Genre(context: context)
+            try context.save()
+
+            let dune = Novel(context: context)
+            dune.author = herbert
+            dune.genres = [sf]
+            context.processPendingChanges()
+            context.undo()
+            #expect(dune.managedObjectContext == nil)
+            #expect(dune.author == nil)
+            #expect(dune.genres.isEmpty)
+            #expect(herbert.novels.isEmpty)
+            #expect(sf.novels.isEmpty)
+
+            context.redo()
+            #expect(dune.managedObjectContext === context)
+            #expect(dune.author === herbert)
+            #expect(herbert.novels == [dune])
+            #expect(dune.genres == [sf])
+            #expect(sf.novels == [dune])
+            try context.save()
+        }
+        let saved = try inStore { context in
+            try ObjectGraphTests.fetchAll(Novel.self, "Novel", in: context).map { ($0.author != nil, $0.genres.count) }
+        }
+        #expect(saved.count == 1)
+        #expect(saved.first?.0 == true && saved.first?.1 == 1)
+    }
+
     @Test func redoingAnInsertBringsTheObjectBackWithItsValuesAndRelationships() throws {
         let (stack, context, _) = try undoContext()
         defer { try? stack.close() }

@@ -74,6 +74,41 @@ struct ErrorReplyTests {
         }
     }
 
+    /// Issue 32: `"tagIds": ["nope"]` was taken with a 201 and the tag silently dropped.
+    @Test("tag ids: malformed ones are 400, unknown ones 404, unknown fields 400, and nothing is written")
+    func tagIds() async throws {
+        try await withServer { api in
+            let todo = try await api.create("Real", tags: ["kept"])
+            let kept = todo.tags[0]
+            let malformed = try await api.expectError(
+                400, "invalid_id", "POST", "api/todos", json: #"{"title": "New", "tagIds": ["nope"]}"#)
+            #expect(malformed.contains("'nope'"))
+            let stranger = UUID().uuidString
+            try await api.expectError(
+                404, "not_found", "POST", "api/todos", json: #"{"title": "New", "tags": ["fresh"], "tagIds": ["\#(stranger)"]}"#)
+            try await api.expectError(400, "invalid_id", "PATCH", todo.path, json: #"{"tagIds": ["nope"]}"#)
+            try await api.expectError(
+                404, "not_found", "PATCH", todo.path, json: #"{"title": "Renamed", "tagIds": ["\#(stranger)"]}"#)
+            try await api.expectError(400, "invalid_id", "POST", todo.path + "/tags", json: #"{"tagIds": ["nope"]}"#)
+            try await api.expectError(
+                404, "not_found", "POST", todo.path + "/tags", json: #"{"tags": ["fresh"], "tagIds": ["\#(stranger)"]}"#)
+            try await api.expectError(400, "unknown_field", "POST", "api/todos", json: #"{"title": "New", "tagId": "x"}"#)
+            // Nothing was written: no new to-do, no new tag, the to-do unchanged.
+            #expect(try await api.list().titles == ["Real"])
+            #expect(try await api.tags().map(\.title) == ["kept"])
+            #expect(try await api.expect(200, TodoModel.self, "GET", todo.path) == todo)
+
+            // Known ids work, alone or with titles.
+            let made = try await api.expect(
+                201, TodoModel.self, "POST", "api/todos",
+                json: #"{"title": "Tagged", "tagIds": ["\#(kept.id.uuidString)"], "tags": ["extra"]}"#)
+            #expect(Set(made.tags.map(\.title)) == ["kept", "extra"])
+            let patched = try await api.expect(
+                200, TodoModel.self, "PATCH", "api/todos/\(made.id.uuidString)", json: #"{"tagIds": ["\#(kept.id.uuidString)"]}"#)
+            #expect(patched.tags.map(\.title) == ["kept"])
+        }
+    }
+
     @Test("coordinates out of range, or missing, change nothing")
     func badCoordinates() async throws {
         try await withServer { api in
@@ -116,7 +151,9 @@ struct ErrorReplyTests {
     func emptyAndOversized() async throws {
         try await withServer { api in
             let todo = try await api.create("Plain")
-            try await api.expectError(400, "no_changes", "PATCH", todo.path, json: #"{"colour": "red"}"#)
+            try await api.expectError(400, "no_changes", "PATCH", todo.path, json: #"{}"#)
+            let unknown = try await api.expectError(400, "unknown_field", "PATCH", todo.path, json: #"{"colour": "red"}"#)
+            #expect(unknown.contains("'colour'"))
             try await api.expectError(400, "missing_field", "POST", todo.path + "/tags", json: #"{"tags": []}"#)
             let huge = #"{"title": ""# + String(repeating: "x", count: 70_000) + #""}"#
             try await api.expectError(413, "body_too_large", "POST", "api/todos", json: huge)

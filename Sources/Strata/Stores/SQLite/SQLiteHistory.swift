@@ -27,8 +27,6 @@ final class SQLiteHistory: @unchecked Sendable {
     let tombstoneColumns: Int
     /// Whether update changes keep their old and new values (beyond Apple).
     let recordsValues: Bool
-    /// The transactions this store object wrote, to tell its own commits from others'.
-    let ownTransactions = Protected(Set<Int64>())
 
     init(mapping: SQLiteStoreMapping, recordsValues: Bool) {
         var layouts: [ObjectIdentifier: EntityLayout] = [:]
@@ -179,7 +177,6 @@ final class SQLiteHistory: @unchecked Sendable {
             if let values = change.values { try recordValues(values, change: key, entity: change.entity, db: db) }
             key += 1
         }
-        ownTransactions.withLock { _ = $0.insert(transaction.number) }
         return transaction.number
     }
 

@@ -74,7 +74,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     override func didAdd(to coordinator: NSPersistentStoreCoordinator) {
         // A store in memory has no other connection to notice.
         guard Self.flag(options?[NSPersistentStoreRemoteChangeNotificationPostOptionKey]), !isInMemory, let url else { return }
-        remoteChanges = try? SQLiteRemoteChangeWatcher(store: self, coordinator: coordinator, url: url)
+        remoteChanges = try? SQLiteRemoteChangeWatcher(store: self, coordinator: coordinator, url: url, writer: database)
     }
 
     override func fetchSnapshots(_ plan: FetchPlan) throws -> [Snapshot] { try sqliteFetchSnapshots(plan) }

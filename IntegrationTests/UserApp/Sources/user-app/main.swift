@@ -1,0 +1,63 @@
+import CloudKit
+import CoreData
+import UserKit
+
+// A program as a user of Strata writes it, run by scripts/test-user-package: every check
+// prints what it found, and the program exits non-zero at the first difference.
+
+var failures = 0
+
+@MainActor
+func check(_ condition: Bool, _ what: String) {
+    print("\(condition ? "ok" : "FAILED"): \(what)")
+    if !condition { failures += 1 }
+}
+
+// The model comes from Users.xcdatamodeld, which the plugin compiled beside the executable; its
+// classes are generated (codegen "Class Definition"). Nothing has touched `User` or `Post` yet
+// in this process: the first call must still make objects of those classes.
+let container = NSPersistentContainer(name: "Users")
+container.persistentStoreDescriptions.first?.url = URL(fileURLWithPath: "/dev/null")
+var loadError: (any Error)?
+container.loadPersistentStores { _, error in loadError = error }
+check(loadError == nil, "the store loads (\(loadError.map { "\($0)" } ?? "no error"))")
+
+let context = container.viewContext
+let made = NSEntityDescription.insertNewObject(forEntityName: "User", into: context)
+check(made is User, "insertNewObject(forEntityName: \"User\") makes a \(type(of: made)) on the class's first use")
+let post = NSEntityDescription.insertNewObject(forEntityName: "Post", into: context)
+check(post is Post, "insertNewObject(forEntityName: \"Post\") makes a \(type(of: post)) (\".Post\" in the model)")
+
+if let user = made as? User, let post = post as? Post {
+    user.name = "Ada"
+    user.age = 36
+    post.title = "Notes on the Analytical Engine"
+    post.author = user
+    let younger = User(context: context)
+    younger.name = "Grace"
+    younger.age = 12
+    do {
+        try context.save()
+        let request = User.fetchRequest()
+        request.predicate = Queries.both(Queries.older(than: 30), NSPredicate(format: "ANY posts.title BEGINSWITH %@", "Notes"))
+        let found = try context.fetch(request)
+        check(found.map(\.name) == ["Ada"], "a fetch with a predicate from the library finds \(found.map(\.name))")
+        check(user.posts?.count == 1, "the inverse relationship holds the post")
+    } catch {
+        check(false, "save and fetch: \(error)")
+    }
+}
+
+// `import CloudKit`: a container with no server configured refuses a query with CloudKit's error.
+let query = CKQuery(recordType: "CD_User", predicate: NSPredicate(format: "CD_name == %@", "Ada"))
+do {
+    _ = try await CKContainer(identifier: "iCloud.org.example.users").privateCloudDatabase.perform(query, inZoneWith: nil)
+    check(false, "a query without a server throws")
+} catch let error as CKError {
+    check(error.code == .badContainer, "a query without a server throws CKError.badContainer (\(error.code.rawValue))")
+} catch {
+    check(false, "a query without a server throws a CKError, not \(error)")
+}
+
+print(failures == 0 ? "user-app: all checks passed" : "user-app: \(failures) checks failed")
+exit(failures == 0 ? 0 : 1)
