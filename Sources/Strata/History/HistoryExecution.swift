@@ -84,6 +84,7 @@ extension NSPersistentStoreCoordinator {
     ) throws -> NSPersistentHistoryResult {
         let fetch = request.fetchRequest
         let isChangeFetch = fetch?.entityName == HistoryEntities.changeName
+        if let predicate = fetch?.predicate { try HistoryFetchPredicates.check(predicate, changes: isChangeFetch) }
         let needsChanges = request.resultType != .transactionsOnly || isChangeFetch
         var transactions: [NSPersistentHistoryTransaction] = []
         for store in stores {
