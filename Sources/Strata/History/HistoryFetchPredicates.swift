@@ -40,6 +40,47 @@ enum HistoryFetchPredicates {
         }
     }
 
+    /// The predicate as the history's objects are tested with it: an entity description given
+    /// as an argument (`changedEntity == %@` with `Item.entity()`, as Apple's samples write it,
+    /// or a list of them after `IN`) stands for its name, which `changedEntity` reads as.
+    static func prepared(_ predicate: NSPredicate) -> NSPredicate {
+        guard let node = try? PredicateConversion.node(of: predicate) else { return predicate }
+        let named = naming(node)
+        return named == node ? predicate : PredicateObjects.predicate(for: named)
+    }
+
+    private static func naming(_ node: PredicateNode) -> PredicateNode {
+        switch node {
+        case .constant: return node
+        case .comparison(var comparison):
+            comparison.left = naming(comparison.left)
+            comparison.right = naming(comparison.right)
+            return .comparison(comparison)
+        case .and(let nodes): return .and(nodes.map(naming))
+        case .or(let nodes): return .or(nodes.map(naming))
+        case .not(let inner): return .not(naming(inner))
+        }
+    }
+
+    private static func naming(_ expression: ExpressionNode) -> ExpressionNode {
+        switch expression {
+        case .constant(let value): return .constant(naming(value))
+        case .aggregate(let parts): return .aggregate(parts.map(naming))
+        default: return expression
+        }
+    }
+
+    private static func naming(_ value: PredicateValue) -> PredicateValue {
+        switch value {
+        case .object(let object):
+            guard let entity = object.object as? NSEntityDescription, let name = entity.name else { return value }
+            return .string(name)
+        case .array(let values): return .array(values.map(naming))
+        case .set(let values): return .set(values.map(naming))
+        default: return value
+        }
+    }
+
     /// The key paths the predicate reads from the evaluated object (not those read from a
     /// subquery's variable).
     private static func collect(_ node: PredicateNode, into paths: inout [String]) {

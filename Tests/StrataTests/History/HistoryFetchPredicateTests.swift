@@ -77,6 +77,17 @@ extension HistoryTests {
             let lastID = try #require(allChanges.last?.changeID)
             #expect(try changes(stack, "changeID == %lld", lastID)?.map(\.changeType) == [.update])
             #expect(try changes(stack, "transaction.author == %@", "b")?.count == 2)
+            // Apple's samples name the entity by its description, and build the request from
+            // the history entity of a context.
+            let tagEntity = try #require(stack.coordinator.managedObjectModel.entitiesByName["HistTag"])
+            #expect(try changes(stack, "changedEntity == %@", tagEntity)?.count == 2)
+            let context = stack.context()
+            let built = NSFetchRequest<NSFetchRequestResult>()
+            built.entity = NSPersistentHistoryChange.entityDescription(with: context)
+            built.predicate = NSPredicate(format: "changedEntity == %@ AND changeType == %d", tagEntity, 0)
+            let builtRequest = NSPersistentHistoryChangeRequest.fetchHistory(withFetch: built)
+            builtRequest.resultType = .changesOnly
+            #expect((try stack.history(builtRequest) as? [NSPersistentHistoryChange])?.count == 2)
             // A change request gives the transactions that keep a matching change.
             let fetch = try #require(NSPersistentHistoryChange.fetchRequest)
             fetch.predicate = NSPredicate(format: "changedObjectID == %@ AND changeType == %d", first, 1)
