@@ -178,7 +178,7 @@ struct BatchRowBuilder {
             }
             if let expression = value as? NSExpression {
                 if case .constant = expression.node {
-                    let stored = try Self.storedValue(expression.constantValue, for: attribute, entity: entity)
+                    let stored = try Self.storedValue(expression.storedConstant, for: attribute, entity: entity)
                     result.append(.init(index: index, attribute: attribute, value: .constant(stored)))
                 } else {
                     result.append(.init(index: index, attribute: attribute, value: .expression(expression.node)))

@@ -137,7 +137,9 @@ final class FetchedResults {
 
     /// Fetches the results anew and computes their sections; the delegate is not told.
     func performFetch() throws {
-        guard let descriptors = request.sortDescriptors, !descriptors.isEmpty else {
+        // Only a missing list is refused: an empty one is accepted, and the objects then come in
+        // the store's order (the tie: saved objects by row, then the unsaved ones).
+        guard request.sortDescriptors != nil else {
             throw CoreDataError.make(
                 NSCoreDataError, "An instance of NSFetchedResultsController requires a fetch request with sort descriptors")
         }

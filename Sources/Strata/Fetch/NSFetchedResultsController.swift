@@ -88,9 +88,10 @@ open class NSFetchedResultsController<ResultType>: NSObject {
 
     /// Fetches the results and computes their sections.
     ///
-    /// Throws `NSCoreDataError` (134060) when the request has no sort descriptor (Apple raises
-    /// an exception), when its result type is not managed objects, and when the objects are not
-    /// grouped by section name ("The fetched object at index 5 has an out of order section
+    /// Throws `NSCoreDataError` (134060) when the request's `sortDescriptors` is `nil` (Apple
+    /// raises an exception; an empty list is accepted, the objects then in store order), when
+    /// its result type is not managed objects, and when the objects are not grouped by section
+    /// name ("The fetched object at index 5 has an out of order section
     /// name 'B'. Objects must be sorted by section name", as Apple's error says); and the
     /// fetch's own errors.
     open func performFetch() throws {

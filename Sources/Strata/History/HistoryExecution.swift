@@ -84,6 +84,7 @@ extension NSPersistentStoreCoordinator {
     ) throws -> NSPersistentHistoryResult {
         let fetch = request.fetchRequest
         let isChangeFetch = fetch?.entityName == HistoryEntities.changeName
+        if let predicate = fetch?.predicate { try HistoryFetchPredicates.check(predicate, changes: isChangeFetch) }
         let needsChanges = request.resultType != .transactionsOnly || isChangeFetch
         var transactions: [NSPersistentHistoryTransaction] = []
         for store in stores {
@@ -111,7 +112,8 @@ extension NSPersistentStoreCoordinator {
         // Stores' histories interleave by time.
         if stores.count > 1 { transactions.sort { ($0.timestamp, $0.transactionNumber) < ($1.timestamp, $1.transactionNumber) } }
         var changes: [NSPersistentHistoryChange]?
-        if let fetch, let predicate = fetch.predicate {
+        if let fetch, let stated = fetch.predicate {
+            let predicate = HistoryFetchPredicates.prepared(stated)
             if isChangeFetch {
                 changes = transactions.flatMap { $0.changes ?? [] }.filter { predicate.evaluate(with: $0) }
                 let matching = Set((changes ?? []).map(ObjectIdentifier.init))

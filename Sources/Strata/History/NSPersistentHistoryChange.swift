@@ -80,7 +80,8 @@ open class NSPersistentHistoryChange: NSObject, NSCopying, PredicateKeyValueRead
         case "changeID": changeID
         case "changeType": Int64(changeType.rawValue)
         case "changedObjectID": changedObjectID
-        // The entity compares by name: `changedEntity == %@` takes an entity description or its name.
+        // The entity compares by name: in a history fetch request, `changedEntity == %@` takes an
+        // entity description too (`HistoryFetchPredicates.prepared`).
         case "changedEntity": changedObjectID.entity.name
         case "transaction": transaction
         case "tombstone": tombstone

@@ -460,7 +460,7 @@ struct CompiledModelEncoder {
         case .constantValue:
             return add(
                 .dictionary([
-                    "NSExpressionType": .integer(0), "NSConstantValue": plain(expression.constantValue),
+                    "NSExpressionType": .integer(0), "NSConstantValue": plain(expression.storedConstant),
                     "$class": classReference("NSConstantValueExpression", ["NSConstantValueExpression", "NSExpression"]),
                 ]))
         case .evaluatedObject:

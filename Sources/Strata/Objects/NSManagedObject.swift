@@ -397,6 +397,9 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
         switch layout.kinds[index] {
         case .toMany(let ordered):
             return toManyValue(at: index, ordered: ordered)
+        case .other:
+            guard let fetched = layout.properties[index] as? NSFetchedPropertyDescription else { return values[index] }
+            return fetchedPropertyValue(at: index, fetched)
         default:
             return values[index]
         }

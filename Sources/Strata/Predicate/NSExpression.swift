@@ -153,8 +153,14 @@ open class NSExpression: NSObject, NSCopying, @unchecked Sendable {
         }
     }
 
-    /// The value of a constant expression.
-    open var constantValue: Any? {
+    /// The value of a constant expression. Numbers and Booleans are `NSNumber`s (decimals
+    /// `NSDecimalNumber`s), as Apple's are, so that `as? Int`, `as? Double` and `as? NSNumber`
+    /// all read them; collections hold their elements so.
+    open var constantValue: Any? { ExpressionResults.foundationValue(storedConstant) }
+
+    /// The constant as the evaluator holds it (`Int64`, `Double`, `Bool`…), for Strata's own
+    /// readers.
+    var storedConstant: Any? {
         if case .constant(let value) = node { return value.runtimeValue }
         return nil
     }
@@ -226,11 +232,13 @@ open class NSExpression: NSObject, NSCopying, @unchecked Sendable {
         return NSExpression(node: .constant(.null))
     }
 
-    /// The value of the expression for an object; `context` holds variables.
+    /// The value of the expression for an object; `context` holds variables. Numbers come back
+    /// as `NSNumber`s (decimals as `NSDecimalNumber`s), as Apple's do: the results of
+    /// arithmetic and of functions such as `sum:` and `count:`, and constants alike.
     open func expressionValue(with object: Any?, context: NSMutableDictionary?) -> Any? {
         var variables: [String: Any] = [:]
         for case let (key as String, value) in context ?? [:] { variables[key] = value }
-        return PredicateEvaluator.value(of: node, with: object, variables: variables)
+        return ExpressionResults.foundationValue(PredicateEvaluator.value(of: node, with: object, variables: variables))
     }
 
     /// The expression in format-string syntax. (A Strata addition; Apple prints it as the
@@ -241,4 +249,36 @@ open class NSExpression: NSObject, NSCopying, @unchecked Sendable {
     open override func isEqual(_ object: Any?) -> Bool { (object as? NSExpression)?.node == node }
     open override var hash: Int { node.hashValue }
     open override var description: String { expressionFormat }
+}
+
+/// The values `NSExpression` hands out: Swift's numbers and Booleans as `NSNumber`, decimals
+/// as `NSDecimalNumber`, inside arrays, sets and dictionaries too; other values as they are.
+enum ExpressionResults {
+    static func foundationValue(_ value: Any?) -> Any? {
+        guard let value else { return nil }
+        // An `NSNumber` stays itself; Swift's numbers are told by their exact type (on Linux an
+        // `NSNumber` of 1 also casts to `Bool`, and a Swift `Int64` to `NSNumber`).
+        if type(of: value) is NSNumber.Type { return value }
+        switch value {
+        case let flag as Bool: return NSNumber(value: flag)
+        case let number as Int64: return NSNumber(value: number)
+        case let number as Int: return NSNumber(value: number)
+        case let number as Int32: return NSNumber(value: number)
+        case let number as Int16: return NSNumber(value: number)
+        case let number as Int8: return NSNumber(value: number)
+        case let number as UInt64: return NSNumber(value: number)
+        case let number as UInt: return NSNumber(value: number)
+        case let number as UInt32: return NSNumber(value: number)
+        case let number as UInt16: return NSNumber(value: number)
+        case let number as UInt8: return NSNumber(value: number)
+        case let number as Double: return NSNumber(value: number)
+        case let number as Float: return NSNumber(value: number)
+        case let number as Decimal: return NSDecimalNumber(decimal: number)
+        case let elements as [Any?]: return elements.map { foundationValue($0) }
+        case let elements as Set<AnyHashable>:
+            return Set(elements.map { (foundationValue($0.base) as? AnyHashable) ?? $0 })
+        case let entries as [String: Any]: return entries.mapValues { foundationValue($0) ?? NSNull() }
+        default: return value
+        }
+    }
 }

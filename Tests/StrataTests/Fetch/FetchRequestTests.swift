@@ -158,6 +158,64 @@ import Testing
         }
     }
 
+    /// A having predicate names an aggregate by its expression description's name, as a
+    /// variable (`$count`) or a key (`count`), even when the name is one that collections
+    /// answer too; in each store type.
+    @Test(arguments: [NSSQLiteStoreType, NSInMemoryStoreType, NSBinaryStoreType])
+    func havingPredicatesNameAggregatesByTheirDescriptionsName(type: String) throws {
+        let library = try FetchLibrary(type: type)
+        defer { library.remove() }
+        let context = library.newContext()
+        try context.performAndWait {
+            let count = NSExpressionDescription()
+            count.name = "count"
+            count.expression = NSExpression(forFunction: "count:", arguments: [NSExpression(forKeyPath: "title")])
+            count.expressionResultType = .integer64AttributeType
+            let longest = NSExpressionDescription()
+            longest.name = "first"
+            longest.expression = NSExpression(forFunction: "max:", arguments: [NSExpression(forKeyPath: "pages")])
+            longest.expressionResultType = .integer32AttributeType
+            let request = NSFetchRequest<NSDictionary>(entityName: "Volume")
+            request.resultType = .dictionaryResultType
+            request.propertiesToFetch = ["genre", count, longest]
+            request.propertiesToGroupBy = ["genre"]
+            request.sortDescriptors = [NSSortDescriptor(key: "genre", ascending: true)]
+            func genres() throws -> [String] { try context.fetch(request).map { $0["genre"] as? String ?? "nil" } }
+            let groups = try context.fetch(request)
+            #expect(groups.map { $0["genre"] as? String ?? "nil" } == ["nil", "essay", "novel"])
+            #expect(groups.map { ($0["count"] as? NSNumber)?.intValue } == [2, 3, 3])
+            request.havingPredicate = NSPredicate(format: "$count > 2")
+            #expect(try genres() == ["essay", "novel"])
+            request.havingPredicate = NSPredicate(format: "$count == 2")
+            #expect(try genres() == ["nil"])
+            request.havingPredicate = NSPredicate(format: "count < 3")
+            #expect(try genres() == ["nil"])
+            request.havingPredicate = NSPredicate(format: "$count == 3 AND $first > 500")
+            #expect(try genres() == ["novel"])
+            request.havingPredicate = NSPredicate(format: "#first < 200")
+            #expect(try genres() == ["nil", "essay"])
+            // A having predicate built in code, over groups of a key path through a to-one, with
+            // the grouped property given as its description.
+            request.havingPredicate = NSComparisonPredicate(
+                leftExpression: NSExpression(forVariable: "count"), rightExpression: NSExpression(forConstantValue: 2),
+                modifier: .direct, type: .greaterThan)
+            #expect(try genres() == ["essay", "novel"])
+            let genre = try #require(
+                context.persistentStoreCoordinator?.managedObjectModel.entitiesByName["Volume"]?
+                    .attributesByName["genre"])
+            request.propertiesToFetch = [genre, count]
+            request.propertiesToGroupBy = [genre]
+            request.havingPredicate = NSPredicate(format: "$count >= 3 AND genre != 'essay'")
+            #expect(try genres() == ["novel"])
+            request.propertiesToFetch = ["writer.name", count]
+            request.propertiesToGroupBy = ["writer.name"]
+            request.sortDescriptors = [NSSortDescriptor(key: "writer.name", ascending: true)]
+            request.havingPredicate = NSPredicate(format: "$count == 3")
+            let writers = try context.fetch(request).map { $0["writer.name"] as? String }
+            #expect(writers == ["Capote", "Herbert"])
+        }
+    }
+
     @Test func pendingChangesChangeTheAnswer() throws {
         let library = try FetchLibrary()
         defer { library.remove() }

@@ -90,9 +90,27 @@ import Testing
             #expect(error.domain == NSCocoaErrorDomain)
             #expect(error.code == NSCoreDataError)
             #expect(error.localizedDescription.contains("requires a fetch request with sort descriptors"))
-            request.sortDescriptors = []
-            #expect(throws: NSError.self) { try controller.performFetch() }
             #expect(controller.fetchedObjects == nil)
+        }
+    }
+
+    /// Only `nil` is refused: an empty list of sort descriptors is accepted, and the objects
+    /// come in the store's order; one inserted later goes after them.
+    @Test func anEmptyListOfSortDescriptorsGivesTheStoresOrder() throws {
+        try withNotes { context, notes in
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Note")
+            request.sortDescriptors = []
+            let controller = NSFetchedResultsController(
+                fetchRequest: request, managedObjectContext: context, sectionNameKeyPath: nil, cacheName: nil)
+            let recorder = DelegateRecorder()
+            controller.delegate = recorder
+            try controller.performFetch()
+            let titles = { controller.fetchedObjects?.compactMap { $0.value(forKey: "title") as? String } }
+            #expect(titles() == ["a1", "a2", "b1", "b2", "b3", "c1"])
+            #expect(controller.object(at: IndexPath(row: 2, section: 0)) === notes["b1"])
+            FetchedNotes.note("z0", topic: notes["a"], rank: 0, serial: 99, in: context)
+            try context.save()
+            #expect(titles() == ["a1", "a2", "b1", "b2", "b3", "c1", "z0"])
         }
     }
 
