@@ -159,17 +159,48 @@ import Testing
         #expect(error.code == code)
     }
 
+    /// A stand-in for `/dev/null` in the test's own folder: a character device of the same
+    /// numbers where the process may make one (as root), else a named pipe — never the real
+    /// device, which a broken destroy would delete for every process of the machine.
+    static func device(in folder: URL) throws -> URL {
+        let url = folder.appendingPathComponent("null")
+        // `makedev(1, 3)` on Linux: (major << 8) | minor for numbers this small.
+        if mknod(url.path, S_IFCHR | 0o666, dev_t(1 << 8 | 3)) != 0 {
+            #expect(mkfifo(url.path, 0o666) == 0)
+        }
+        return url
+    }
+
+    static func isSpecialFile(_ url: URL) -> Bool {
+        var info = stat()
+        guard lstat(url.path, &info) == 0 else { return false }
+        return info.st_mode & S_IFMT == S_IFCHR || info.st_mode & S_IFMT == S_IFIFO
+    }
+
+    /// `/dev/null` is refused by the check every destroy, replace and migrate runs first
+    /// (checked without calling them on the real device); a device file is refused by the
+    /// operations themselves and left as it is.
     @Test func destroyRefusesDevNullAndLeavesTheDeviceAlone() throws {
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Self.fixture().source)
+        for operation in ["destroy", "replace", "migrate to"] {
+            #expect(throws: NSError.self) {
+                try StoreFile.requireOwnableFile(URL(fileURLWithPath: "/dev/null"), operation: operation)
+            }
+        }
         do {
-            try coordinator.destroyPersistentStore(at: URL(fileURLWithPath: "/dev/null"), ofType: NSSQLiteStoreType)
-            Issue.record("destroying /dev/null succeeded")
+            try StoreFile.requireOwnableFile(URL(fileURLWithPath: "/dev/null"), operation: "destroy")
         } catch {
             Self.expectRefused(error)
         }
-        var info = stat()
-        #expect(lstat("/dev/null", &info) == 0)
-        #expect(info.st_mode & S_IFMT == S_IFCHR)
+        let fixture = try Self.fixture()
+        let device = try Self.device(in: fixture.folder)
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: fixture.source)
+        do {
+            try coordinator.destroyPersistentStore(at: device, ofType: NSSQLiteStoreType)
+            Issue.record("destroying a device succeeded")
+        } catch {
+            Self.expectRefused(error)
+        }
+        #expect(Self.isSpecialFile(device))
         // Adding /dev/null as an in-memory SQLite store (Xcode's template) still works.
         let store = try coordinator.addPersistentStore(
             ofType: NSSQLiteStoreType, configurationName: nil, at: URL(fileURLWithPath: "/dev/null"), options: nil)
@@ -222,15 +253,15 @@ import Testing
         #expect(try Self.names(fixture.source, fixture.url).count == 50)
     }
 
-    @Test func replaceAndMigrateRefuseDevNullButAllowNewFiles() throws {
+    @Test func replaceAndMigrateRefuseDevicesButAllowNewFiles() throws {
         let fixture = try Self.fixture()
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: fixture.source)
-        let devNull = URL(fileURLWithPath: "/dev/null")
+        let devNull = try Self.device(in: fixture.folder)
         do {
             try coordinator.replacePersistentStore(
                 at: devNull, destinationOptions: nil, withPersistentStoreFrom: fixture.url, sourceOptions: nil,
                 ofType: NSSQLiteStoreType)
-            Issue.record("replacing /dev/null succeeded")
+            Issue.record("replacing a device succeeded")
         } catch {
             Self.expectRefused(error)
         }
@@ -239,7 +270,7 @@ import Testing
             try manager.migrateStore(
                 from: fixture.url, type: NSSQLiteStoreType, options: nil, with: nil, toDestinationURL: devNull,
                 destinationType: NSSQLiteStoreType, destinationOptions: nil)
-            Issue.record("migrating to /dev/null succeeded")
+            Issue.record("migrating to a device succeeded")
         } catch {
             Self.expectRefused(error, code: NSMigrationManagerDestinationStoreError)
         }
@@ -247,11 +278,12 @@ import Testing
             ofType: NSSQLiteStoreType, configurationName: nil, at: fixture.url, options: nil)
         do {
             _ = try coordinator.migratePersistentStore(store, to: devNull, options: nil, withType: NSSQLiteStoreType)
-            Issue.record("migratePersistentStore to /dev/null succeeded")
+            Issue.record("migratePersistentStore to a device succeeded")
         } catch {
             Self.expectRefused(error)
         }
         #expect(coordinator.persistentStores.count == 1)
+        #expect(Self.isSpecialFile(devNull))
         // New files are allowed: destroy of a missing file, replace and migrate to new paths.
         try coordinator.destroyPersistentStore(
             at: fixture.folder.appendingPathComponent("Missing.sqlite"), ofType: NSSQLiteStoreType)
