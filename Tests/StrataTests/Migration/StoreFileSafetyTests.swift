@@ -368,6 +368,42 @@ import Testing
         try queue.close()
     }
 
+    /// A migration that fails in SQLite (a full disk: `max_page_count` at the file's size) is
+    /// 134110 with the SQLite error itself underneath (`NSSQLiteErrorDomain`, `SQLITE_FULL`),
+    /// not GRDB's error.
+    @Test func migrationFailureCarriesTheSQLiteErrorUnderneath() throws {
+        let fixture = try Self.fixture()
+        // A new entity: a new table, which needs pages the full disk does not have.
+        let withFolder =
+            Self.v2 + #"<entity name="Folder"><attribute name="name" optional="YES" attributeType="String"/></entity>"#
+        let bundle = try MigrationFixtures.bundle(["V1": Self.v1, "V3": withFolder], current: "V3")
+        let url = MigrationFixtures.store(in: bundle)
+        try FileManager.default.copyItem(at: fixture.url, to: url)
+        var options = MigrationFixtures.migrate
+        options[NSSQLitePragmasOption] = ["max_page_count": 1]
+        do {
+            _ = try MigrationFixtures.open(try MigrationFixtures.model(bundle, "V3"), url, options: options)
+            Issue.record("a migration on a full disk succeeded")
+        } catch {
+            Self.expectCoreDataError(error, codes: [NSMigrationError], sqlite: true, "lightweight migration")
+            let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
+            #expect(underlying?.code == 13)
+        }
+        #expect(try Self.names(try MigrationFixtures.model(bundle, "V1"), url).count == 50)
+    }
+
+    /// A pragma that writes (`user_version`) runs on the store's writer; the read-only reader
+    /// connections of the store do not fail on it (reads failed with a raw SQLite error).
+    @Test func writingPragmaLeavesReadsWorking() throws {
+        let fixture = try Self.fixture()
+        let options: [AnyHashable: Any] = [NSSQLitePragmasOption: ["user_version": 7]]
+        #expect(try Self.names(fixture.source, fixture.url, options: options).count == 50)
+        let version = try DatabaseQueue(path: fixture.url.path).read { db in
+            try Int.fetchOne(db, sql: "PRAGMA user_version")
+        }
+        #expect(version == 7)
+    }
+
     /// A store opened, then locked by another connection: a save and a batch delete fail with
     /// Core Data's errors (134030), SQLite's underneath.
     @Test func saveAndBatchDeleteOnALockedStoreFailWithCoreDataErrors() throws {

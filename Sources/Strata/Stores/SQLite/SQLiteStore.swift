@@ -176,10 +176,17 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         configuration.readonly = isReadOnly
         configuration.busyMode = .timeout(10)
         let pragmas = ((options?[NSSQLitePragmasOption] as? [String: Any]) ?? [:]).mapValues(Self.pragmaValue)
+        let readOnlyStore = isReadOnly
         configuration.prepareDatabase { db in
             SQLiteFunctions.register(in: db)
             for (name, value) in pragmas where name.allSatisfy({ $0.isLetter || $0 == "_" }) {
-                try db.execute(sql: "PRAGMA \(name) = \(value)")
+                if db.configuration.readonly && !readOnlyStore {
+                    // A pool's read-only readers: a pragma that writes (`user_version`,
+                    // `journal_mode`) is the writer's, which ran it already.
+                    try? db.execute(sql: "PRAGMA \(name) = \(value)")
+                } else {
+                    try db.execute(sql: "PRAGMA \(name) = \(value)")
+                }
             }
         }
         return configuration
