@@ -126,6 +126,21 @@ import Testing
         #expect(try Self.names(fixture.destination, moved, options: nil).count == 50)
     }
 
+    /// A staged migration (a lightweight stage) run when the store is added: once removed,
+    /// the main file alone holds the migrated store.
+    @Test func stagedMigrationLeavesAWholeFileOnceRemoved() throws {
+        let fixture = try Self.fixture()
+        let stage = NSLightweightMigrationStage([fixture.source.versionChecksum, fixture.destination.versionChecksum])
+        var options = MigrationFixtures.migrate
+        options[NSPersistentStoreStagedMigrationManagerOptionKey] = NSStagedMigrationManager([stage])
+        let (coordinator, _) = try MigrationFixtures.open(fixture.destination, fixture.url, options: options)
+        try MigrationFixtures.close(coordinator)
+        #expect(Self.companions(of: fixture.url).isEmpty)
+        let moved = fixture.folder.appendingPathComponent("Moved.sqlite")
+        try Self.moveAlone(fixture.url, to: moved)
+        #expect(try Self.names(fixture.destination, moved, options: nil).count == 50)
+    }
+
     /// `migratePersistentStore`: the new store's main file is whole as soon as it returns (the
     /// store stays added), and `replacePersistentStore` copies a store whose file alone is whole.
     @Test func migrateAndReplaceLeaveWholeMainFiles() throws {
