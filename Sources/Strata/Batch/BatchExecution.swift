@@ -21,9 +21,16 @@ extension NSPersistentStoreCoordinator {
     ///
     /// Throws `NSPersistentStoreUnsupportedRequestTypeError` (134091) for other requests.
     public func execute(_ request: NSPersistentStoreRequest, with context: NSManagedObjectContext) throws -> Any {
-        if let batch = request as? any BatchRequest { return try batch.execute(in: self, context: context) }
+        // SQLite's errors are Core Data's: a batch request's are save errors (134030).
+        if let batch = request as? any BatchRequest {
+            return try StoreFile.translatingSQLiteErrors(nil, code: NSPersistentStoreSaveError) {
+                try batch.execute(in: self, context: context)
+            }
+        }
         if let asynchronous = request as? any AsynchronousStoreRequest { return asynchronous.start(in: context) }
-        if let history = request as? NSPersistentHistoryChangeRequest { return try execute(history) }
+        if let history = request as? NSPersistentHistoryChangeRequest {
+            return try StoreFile.translatingSQLiteErrors(nil) { try execute(history) }
+        }
         throw BatchError.unsupported("\(type(of: request)) cannot be executed by a coordinator.")
     }
 

@@ -16,6 +16,7 @@ extension NSPersistentStoreCoordinator {
         guard persistentStores.contains(where: { $0 === store }) else {
             throw CoreDataError.make(NSPersistentStoreOperationError, "The store to migrate is not in this coordinator.")
         }
+        if storeType != NSInMemoryStoreType { try StoreFile.requireOwnableFile(url, operation: "migrate to") }
         let existed = FileManager.default.fileExists(atPath: url.path)
         let destination = try addPersistentStore(
             ofType: storeType, configurationName: store.configurationName, at: url, options: options)
@@ -28,6 +29,10 @@ extension NSPersistentStoreCoordinator {
             destination.metadata = metadata
             destination.metadataNeedsSaving = true
             try destination.saveMetadata()
+            // The new store whole in its main file, as Apple's is when this returns.
+            if let sqlite = destination as? SQLiteStore, let database = sqlite.database {
+                _ = try? database.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
+            }
         } catch {
             try? remove(destination)
             if !existed { try? Self.removeStoreFiles(at: url, type: storeType) }
@@ -64,6 +69,7 @@ extension NSPersistentStoreCoordinator {
         at destinationURL: URL, destinationOptions: [AnyHashable: Any]? = nil,
         withPersistentStoreFrom sourceURL: URL, sourceOptions: [AnyHashable: Any]? = nil, ofType storeType: String
     ) throws {
+        if storeType != NSInMemoryStoreType { try StoreFile.requireOwnableFile(destinationURL, operation: "replace") }
         let open = persistentStore(for: destinationURL)
         if let open { try remove(open) }
         defer {
@@ -105,6 +111,9 @@ extension NSPersistentStoreCoordinator {
     /// as an empty database, as Apple's does (code written for it then deletes the file
     /// itself). Other stores' files are deleted.
     public func destroyPersistentStore(at url: URL, ofType storeType: String, options: [AnyHashable: Any]? = nil) throws {
+        // `/dev/null` (an in-memory SQLite store's URL), a folder or a link out of the store's
+        // folder is refused before anything is removed: Apple's throws too.
+        if storeType != NSInMemoryStoreType { try StoreFile.requireOwnableFile(url, operation: "destroy") }
         if let open = persistentStore(for: url) { try remove(open) }
         try Self.removeStoreFiles(at: url, type: storeType)
         if storeType == NSSQLiteStoreType {

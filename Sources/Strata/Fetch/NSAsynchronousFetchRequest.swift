@@ -114,13 +114,16 @@ extension NSManagedObjectContext {
         if let asynchronous = request as? any AsynchronousStoreRequest {
             return asynchronous.start(in: self)
         }
+        // SQLite's errors are Core Data's: a batch request's are save errors (134030).
         if let batch = request as? any BatchRequest {
             guard let coordinator = persistentStoreCoordinator else { throw noStoreError }
-            return try batch.execute(in: coordinator, context: self)
+            return try StoreFile.translatingSQLiteErrors(nil, code: NSPersistentStoreSaveError) {
+                try batch.execute(in: coordinator, context: self)
+            }
         }
         if let history = request as? NSPersistentHistoryChangeRequest {
             guard let coordinator = persistentStoreCoordinator else { throw noStoreError }
-            return try coordinator.execute(history)
+            return try StoreFile.translatingSQLiteErrors(nil) { try coordinator.execute(history) }
         }
         throw CoreDataError.make(
             NSPersistentStoreUnsupportedRequestTypeError, "\(type(of: request)) cannot be executed by a context.")

@@ -25,6 +25,7 @@ enum MappingModelFile {
                 NSFileReadNoSuchFileError, "The mapping model \(url.path) cannot be read.",
                 userInfo: [NSURLErrorKey: url, NSUnderlyingErrorKey: error as NSError])
         }
+        if CompiledMappingModelFile.isCompiled(data) { return try CompiledMappingModelFile.parse(data, file: file) }
         return try parse(data, file: file)
     }
 
@@ -56,6 +57,8 @@ enum MappingModelFile {
         let mappingModel = NSMappingModel()
         mappingModel.sourceModelPath = model.attributes["sourcemodelpath"]
         mappingModel.destinationModelPath = model.attributes["destinationmodelpath"]
+        mappingModel.sourceEntityProperties = model.attributes["sourcemodeldata"].flatMap(Self.entityProperties)
+        mappingModel.destinationEntityProperties = model.attributes["destinationmodeldata"].flatMap(Self.entityProperties)
         var entityMappings: [(number: Int, mapping: NSEntityMapping)] = []
         for id in model.relationships["entitymappings"] ?? [] {
             guard let object = objects[id], object.type == "XDDEVENTITYMAPPING" else {
@@ -85,6 +88,25 @@ enum MappingModelFile {
         }.map(\.element.mapping)
         mappingModel.needsResolution = true
         return mappingModel
+    }
+
+    /// The entities of a model as Xcode's editor keeps it inside a mapping model
+    /// (`sourcemodeldata`, `destinationmodeldata`: a keyed archive of `XDPMModel`, one
+    /// `XDPMEntity` per entity, its attributes and relationships in its owned-attributes
+    /// bucket): each entity's name with the names of its properties. `nil` when the archive
+    /// cannot be read that way.
+    static func entityProperties(_ base64: String) -> [String: Set<String>]? {
+        guard let data = Data(base64Encoded: base64, options: .ignoreUnknownCharacters),
+            let archive = try? KeyedArchive(data)
+        else { return nil }
+        var result: [String: Set<String>] = [:]
+        for object in archive.objects where archive.className(of: object) == "XDPMEntity" {
+            guard let name = archive.string(archive.field(object, "_name")) else { return nil }
+            let bucket = archive.field(object, "XDBucketForOwnedAttributesstorage")
+            let members = archive.entries(bucket)?.map(\.value) ?? archive.elements(bucket) ?? []
+            result[name] = Set(members.compactMap { archive.string(archive.field($0, "_name")) })
+        }
+        return result.isEmpty ? nil : result
     }
 
     private struct Object {

@@ -88,29 +88,79 @@ extension NSMappingModel {
 /// Finds the mapping model of two models among the mapping models in bundles.
 ///
 /// Apple's compiled mapping models (`.cdm`) record each entity mapping's source and
-/// destination version hashes. Xcode's `.xcmappingmodel`, which Strata's build plugin copies
-/// into a target's resources, records the models' paths and, per entity mapping, the entity
-/// names and every destination property. A mapping model matches when its destination
-/// entities are the destination model's (abstract ones may be left out), each with exactly the
-/// properties the mapping lists, and its source entities are among the source model's, with
-/// every source property its expressions read; when several match, the one whose model paths
-/// end with the models' file names wins.
+/// destination version hashes, and Core Data takes one whose source hashes are all among the
+/// source model's entity version hashes and whose destination hashes are all among the
+/// destination model's (`matchesVersionHashes`). Xcode's `.xcmappingmodel`, which Strata's
+/// build plugin copies into a target's resources, has no hashes: it records the models' paths,
+/// the two models as its editor knew them (entity and property names), and per entity mapping
+/// the entity names and every destination property. It matches when the entities its mappings
+/// name have, in the two models, exactly the properties its recorded models gave them, its
+/// destination entities are the destination model's (abstract ones may be left out), each with
+/// exactly the properties the mapping lists, and its source entities are among the source
+/// model's, with every source property its expressions read; when several match, the one
+/// whose model paths end with the models' file names wins.
 enum MappingModelLookup {
     static func mappingModel(
         in bundles: [Bundle], source: NSManagedObjectModel, destination: NSManagedObjectModel
     ) -> NSMappingModel? {
-        var matches: [NSMappingModel] = []
+        var found: [NSMappingModel] = []
         for url in mappingModelURLs(in: bundles) {
-            guard let model = try? MappingModelFile.read(url), fits(model, source: source, destination: destination) else {
-                continue
-            }
-            matches.append(model)
+            guard let model = try? MappingModelFile.read(url), Self.matches(model, source: source, destination: destination)
+            else { continue }
+            found.append(model)
         }
-        return matches.first { namesFiles($0, source: source, destination: destination) } ?? matches.first
+        return found.first { namesFiles($0, source: source, destination: destination) } ?? found.first
     }
 
-    /// The `.xcmappingmodel` folders in the bundles' resources and their resource folders
-    /// (`Resources`, `*.resources`, `*.bundle`), two levels deep.
+    /// Whether a mapping model read from a file is the one of the two models.
+    static func matches(_ mapping: NSMappingModel, source: NSManagedObjectModel, destination: NSManagedObjectModel) -> Bool {
+        let entityMappings = mapping.entityMappings ?? []
+        if entityMappings.contains(where: { $0.sourceEntityVersionHash != nil || $0.destinationEntityVersionHash != nil }) {
+            return matchesVersionHashes(mapping, source: source, destination: destination)
+        }
+        return fits(mapping, source: source, destination: destination)
+            && matchesRecordedModels(mapping, source: source, destination: destination)
+    }
+
+    /// Core Data's rule for compiled mapping models: the entity mappings' source version hashes
+    /// (at least one) are all the source model's, and their destination hashes (at least one)
+    /// all the destination model's. A mapping made for another version of either model has a
+    /// hash that model does not.
+    static func matchesVersionHashes(
+        _ mapping: NSMappingModel, source: NSManagedObjectModel, destination: NSManagedObjectModel
+    ) -> Bool {
+        let entityMappings = mapping.entityMappings ?? []
+        let sourceHashes = Set(entityMappings.compactMap(\.sourceEntityVersionHash))
+        let destinationHashes = Set(entityMappings.compactMap(\.destinationEntityVersionHash))
+        guard !sourceHashes.isEmpty, !destinationHashes.isEmpty else { return false }
+        return sourceHashes.isSubset(of: Set(source.entityVersionHashesByName.values))
+            && destinationHashes.isSubset(of: Set(destination.entityVersionHashesByName.values))
+    }
+
+    /// Whether each entity the mappings name has, in the model, the properties the mapping
+    /// model's recorded copy of that model gave it (true when nothing was recorded).
+    static func matchesRecordedModels(
+        _ mapping: NSMappingModel, source: NSManagedObjectModel, destination: NSManagedObjectModel
+    ) -> Bool {
+        func same(_ recorded: [String: Set<String>]?, _ names: [String], _ model: NSManagedObjectModel) -> Bool {
+            guard let recorded else { return true }
+            for name in Set(names) {
+                guard let properties = recorded[name] else { continue }
+                guard let entity = model.entitiesByName[name] else { return false }
+                let declared = Set(entity.properties.map(\.name))
+                guard properties == declared || properties == Set(entity.declaredProperties.map(\.name)) else {
+                    return false
+                }
+            }
+            return true
+        }
+        let entityMappings = mapping.entityMappings ?? []
+        return same(mapping.sourceEntityProperties, entityMappings.compactMap(\.sourceEntityName), source)
+            && same(mapping.destinationEntityProperties, entityMappings.compactMap(\.destinationEntityName), destination)
+    }
+
+    /// The `.xcmappingmodel` folders and compiled `.cdm` files in the bundles' resources and
+    /// their resource folders (`Resources`, `*.resources`, `*.bundle`), two levels deep.
     static func mappingModelURLs(in bundles: [Bundle]) -> [URL] {
         var urls: [URL] = []
         var seen = Set<String>()
@@ -129,7 +179,7 @@ enum MappingModelLookup {
         var urls: [URL] = []
         for name in names.sorted() {
             let url = directory.appendingPathComponent(name)
-            if name.hasSuffix(".xcmappingmodel") {
+            if name.hasSuffix(".xcmappingmodel") || name.hasSuffix(".cdm") {
                 urls.append(url)
             } else if name == "Resources" || name == "MappingModels" || name.hasSuffix(".bundle")
                 || name.hasSuffix(".resources")

@@ -24,6 +24,10 @@ open class NSMappingModel: NSObject, @unchecked Sendable {
     var destinationModelPath: String?
     /// Whether parts are left for the models to complete (a mapping model read from a file).
     var needsResolution = false
+    /// The models an Xcode mapping model was made for, as its editor recorded them: entity
+    /// name → property names (what tells versions apart when the file has no version hashes).
+    var sourceEntityProperties: [String: Set<String>]?
+    var destinationEntityProperties: [String: Set<String>]?
 
     /// The entity mappings by name.
     open var entityMappingsByName: [String: NSEntityMapping] {
@@ -61,6 +65,21 @@ open class NSMappingModel: NSObject, @unchecked Sendable {
         sourceModelPath = other.sourceModelPath
         destinationModelPath = other.destinationModelPath
         needsResolution = other.needsResolution
+        sourceEntityProperties = other.sourceEntityProperties
+        destinationEntityProperties = other.destinationEntityProperties
+    }
+
+    /// Equal when the entity mappings are, in order (a mapping model read twice from one file).
+    open override func isEqual(_ object: Any?) -> Bool {
+        guard let other = object as? NSMappingModel else { return false }
+        if other === self { return true }
+        return (entityMappings ?? []) == (other.entityMappings ?? [])
+    }
+
+    open override var hash: Int {
+        var hasher = Hasher()
+        for mapping in entityMappings ?? [] { hasher.combine(mapping.hash) }
+        return hasher.finalize()
     }
 
     /// The mapping model that migrates data from `sourceModel` to `destinationModel` as
@@ -128,6 +147,34 @@ open class NSEntityMapping: NSObject, @unchecked Sendable {
 
     public override init() { super.init() }
 
+    /// Equal when every part is (an entity mapping read twice from one file).
+    open override func isEqual(_ object: Any?) -> Bool {
+        guard let other = object as? NSEntityMapping else { return false }
+        if other === self { return true }
+        return name == other.name && mappingType == other.mappingType && sourceEntityName == other.sourceEntityName
+            && destinationEntityName == other.destinationEntityName
+            && sourceEntityVersionHash == other.sourceEntityVersionHash
+            && destinationEntityVersionHash == other.destinationEntityVersionHash
+            && sourceExpression == other.sourceExpression
+            && entityMigrationPolicyClassName == other.entityMigrationPolicyClassName
+            && (attributeMappings ?? []) == (other.attributeMappings ?? [])
+            && (relationshipMappings ?? []) == (other.relationshipMappings ?? [])
+            && NSEntityMapping.sameUserInfo(userInfo, other.userInfo)
+    }
+
+    open override var hash: Int {
+        var hasher = Hasher()
+        hasher.combine(name)
+        hasher.combine(sourceEntityName)
+        hasher.combine(destinationEntityName)
+        hasher.combine(mappingType.rawValue)
+        return hasher.finalize()
+    }
+
+    static func sameUserInfo(_ a: [AnyHashable: Any]?, _ b: [AnyHashable: Any]?) -> Bool {
+        NSDictionary(dictionary: a ?? [:]).isEqual(NSDictionary(dictionary: b ?? [:]))
+    }
+
     open override var description: String {
         "(<NSEntityMapping>) \(name ?? "?") \(sourceEntityName ?? "-") → \(destinationEntityName ?? "-") type \(mappingType.rawValue)"
     }
@@ -155,6 +202,18 @@ open class NSPropertyMapping: NSObject, @unchecked Sendable {
     var generatedSourceMappingName: String?
 
     public override init() { super.init() }
+
+    /// Equal when the name, expression and user info are (a property mapping read twice).
+    open override func isEqual(_ object: Any?) -> Bool {
+        guard let other = object as? NSPropertyMapping else { return false }
+        if other === self { return true }
+        return name == other.name && valueExpression == other.valueExpression
+            && generatesExpression == other.generatesExpression && generatedSourceKeyPath == other.generatedSourceKeyPath
+            && generatedSourceMappingName == other.generatedSourceMappingName
+            && NSEntityMapping.sameUserInfo(userInfo, other.userInfo)
+    }
+
+    open override var hash: Int { name?.hashValue ?? 0 }
 
     open override var description: String {
         "(<NSPropertyMapping>) \(name ?? "?") = \(valueExpression.map { "\($0)" } ?? "nil")"

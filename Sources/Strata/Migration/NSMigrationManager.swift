@@ -64,11 +64,18 @@ open class NSMigrationManager: NSObject, PredicateFunctionTarget, @unchecked Sen
         with mappings: NSMappingModel?, toDestinationURL dURL: URL, destinationType dType: String,
         destinationOptions dOptions: [AnyHashable: Any]? = nil
     ) throws {
+        if dType != NSInMemoryStoreType {
+            try StoreFile.requireOwnableFile(
+                dURL, operation: "migrate to", code: NSMigrationManagerDestinationStoreError)
+        }
         let mapping =
             try mappings
             ?? NSMappingModel.inferredMappingModel(
                 forSourceModel: sourceModel, destinationModel: destinationModel)
-        try run(mapping, from: sourceURL, sourceType, sOptions, to: dURL, dType, dOptions)
+        // SQLite's errors on the way (reading the source, writing the destination) are 134110.
+        try StoreFile.translatingSQLiteErrors(sourceURL, code: NSMigrationError) {
+            try run(mapping, from: sourceURL, sourceType, sOptions, to: dURL, dType, dOptions)
+        }
     }
 
     /// The same as `migrateStore(from:type:…)`, with the older spelling of the source type.

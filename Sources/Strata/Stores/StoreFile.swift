@@ -1,6 +1,12 @@
 import Foundation
 internal import GRDB
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Checks on a store's file before it is opened, so that a missing folder, a folder that
 /// cannot be written, or a file that is not a store gets a clear error and the file is left
 /// as it was.
@@ -33,6 +39,42 @@ enum StoreFile {
         return exists
     }
 
+    /// Refuses a URL that destroying, replacing or migrating a store must not write through:
+    /// anything but a regular file (a device such as `/dev/null`, a folder, a pipe), or a
+    /// symbolic link other than one to a regular file in the same folder. Nothing is touched.
+    /// A path where nothing exists yet is allowed (the operation creates the file, or has
+    /// nothing to remove). Throws `code` (`NSPersistentStoreOperationError` unless given).
+    static func requireOwnableFile(_ url: URL, operation: String, code: Int = NSPersistentStoreOperationError) throws {
+        func refuse(_ what: String) -> NSError {
+            CoreDataError.make(
+                code, "Cannot \(operation) the store at \(url.path): \(what).",
+                userInfo: [NSURLErrorKey: url, NSFilePathErrorKey: url.path, "reason": what])
+        }
+        guard url.isFileURL else { throw refuse("it is not a file URL") }
+        var info = stat()
+        guard lstat(url.path, &info) == 0 else {
+            if errno == ENOENT { return }
+            throw refuse("its file cannot be examined (errno \(errno))")
+        }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG:
+            return
+        case S_IFLNK:
+            let target = url.resolvingSymlinksInPath()
+            let folder = url.deletingLastPathComponent().resolvingSymlinksInPath()
+            var targetInfo = stat()
+            guard stat(target.path, &targetInfo) == 0, targetInfo.st_mode & S_IFMT == S_IFREG,
+                target.deletingLastPathComponent().standardizedFileURL.path == folder.standardizedFileURL.path
+            else { throw refuse("it is a symbolic link to something other than a file in the store's folder") }
+        case S_IFDIR:
+            throw refuse("it is a folder")
+        case S_IFCHR, S_IFBLK:
+            throw refuse("it is a device")
+        default:
+            throw refuse("it is not a regular file")
+        }
+    }
+
     /// Throws `NSFileReadCorruptFileError` unless the file starts with SQLite's header.
     static func requireSQLiteHeader(_ url: URL) throws {
         let header = Data("SQLite format 3\0".utf8)
@@ -46,35 +88,57 @@ enum StoreFile {
         }
     }
 
+    /// A SQLite error as Core Data puts it under its own: `NSSQLiteErrorDomain`, the primary
+    /// result code, SQLite's message.
+    static func sqliteError(_ error: DatabaseError) -> NSError {
+        NSError(
+            domain: NSSQLiteErrorDomain, code: Int(error.resultCode.primaryResultCode.rawValue),
+            userInfo: [NSLocalizedDescriptionKey: error.message ?? "\(error)"])
+    }
+
     /// Runs the body, turning SQLite's errors into Core Data's: a damaged file is
-    /// `NSFileReadCorruptFileError` with the SQLite error underneath, others `NSSQLiteError`.
-    static func translatingSQLiteErrors<T>(_ url: URL, _ body: () throws -> T) throws -> T {
+    /// `NSFileReadCorruptFileError` with the SQLite error underneath, others `code`
+    /// (`NSSQLiteError` unless the operation has its own: 134110 for a migration, 134030 for a
+    /// save…), the SQLite error as `NSUnderlyingError` and its code under `NSSQLiteErrorDomain`.
+    /// Core Data's own errors, and the app's (a migration policy's, say), pass as they are.
+    static func translatingSQLiteErrors<T>(
+        _ url: URL?, code fallback: Int = NSSQLiteError, _ body: () throws -> T
+    ) throws
+        -> T
+    {
+        let path = url?.path ?? "the store"
         do {
             return try body()
         } catch let error as DatabaseError {
             let code = Int(error.resultCode.primaryResultCode.rawValue)
-            let underlying = NSError(
-                domain: NSSQLiteErrorDomain, code: code, userInfo: [NSLocalizedDescriptionKey: error.message ?? "\(error)"])
-            let info: [String: Any] = [NSURLErrorKey: url, NSUnderlyingErrorKey: underlying, NSSQLiteErrorDomain: code]
+            let underlying = sqliteError(error)
+            var info: [String: Any] = [NSUnderlyingErrorKey: underlying, NSSQLiteErrorDomain: code]
+            if let url { info[NSURLErrorKey] = url }
             switch error.resultCode.primaryResultCode {
             case .SQLITE_NOTADB, .SQLITE_CORRUPT:
                 throw CoreDataError.make(
-                    CocoaError.Code.fileReadCorruptFile.rawValue, "The store at \(url.path) is damaged or not a database.",
+                    CocoaError.Code.fileReadCorruptFile.rawValue, "The store at \(path) is damaged or not a database.",
                     userInfo: info)
             case .SQLITE_CONSTRAINT:
                 // The unique indexes behind uniqueness constraints: the last line of defence
                 // when a save's own check missed a conflict (another process, say).
                 throw CoreDataError.make(
                     NSManagedObjectConstraintMergeError,
-                    "A uniqueness constraint of \(url.path) was violated: \(error.message ?? "")",
+                    "A uniqueness constraint of \(path) was violated: \(error.message ?? "")",
                     userInfo: info.merging(["conflictList": [NSConstraintConflict]()]) { a, _ in a })
             case .SQLITE_FULL:
                 throw CoreDataError.make(
-                    CocoaError.Code.fileWriteOutOfSpace.rawValue, "The disk holding \(url.path) is full.", userInfo: info)
+                    CocoaError.Code.fileWriteOutOfSpace.rawValue, "The disk holding \(path) is full.", userInfo: info)
             default:
                 throw CoreDataError.make(
-                    NSSQLiteError, "SQLite error \(code) on \(url.path): \(error.message ?? "")", userInfo: info)
+                    fallback, "SQLite error \(code) on \(path): \(error.message ?? "")", userInfo: info)
             }
+        } catch let error as NSError where error.domain.hasPrefix("GRDB") {
+            // GRDB's other errors (a row that does not decode, say): Core Data's code, GRDB's
+            // error underneath.
+            var info: [String: Any] = [NSUnderlyingErrorKey: error]
+            if let url { info[NSURLErrorKey] = url }
+            throw CoreDataError.make(fallback, "The store at \(path) failed: \(error.localizedDescription)", userInfo: info)
         }
     }
 }

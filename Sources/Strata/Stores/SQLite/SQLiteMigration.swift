@@ -154,23 +154,34 @@ struct SQLiteMigration {
     }
 
     /// Creates the destination's indexes: all of a table made anew; on a kept table, those it
-    /// lacks, after dropping the ones the destination no longer has.
+    /// lacks, after dropping the ones the destination no longer has. An index of a wanted name
+    /// that the file has elsewhere (on another table, or on other columns: a store whose
+    /// tables an earlier migration renamed keeps its old index names) is dropped and made
+    /// anew, and each name is created once, so that a join table's index is never made twice.
     private func createIndexes(_ db: Database, kept: Set<String>) throws {
-        let wanted = Set(destinationSchema.indexes.map(\.name))
+        let wantedIndexes = Dictionary(
+            destinationSchema.indexes.map { ($0.name.uppercased(), $0) }, uniquingKeysWith: { a, _ in a })
         let present = try Row.fetchAll(
-            db, sql: "SELECT name, tbl_name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL")
+            db, sql: "SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL")
         var existing = Set<String>()
         for row in present {
             let name: String = row["name"]
             let table: String = row["tbl_name"]
-            guard kept.contains(table) else { continue }
-            if wanted.contains(name) {
-                existing.insert(name)
-            } else if destinationSchema.tables.contains(where: { $0.name == table }) {
+            let sql: String = row["sql"] ?? ""
+            if let wanted = wantedIndexes[name.uppercased()] {
+                // SQLite's index names are one namespace, compared without case.
+                if kept.contains(table), table.uppercased() == wanted.table.uppercased(),
+                    Self.sameIndex(sql, wanted)
+                {
+                    existing.insert(wanted.name.uppercased())
+                } else {
+                    try db.execute(sql: "DROP INDEX \(name.quotedDatabaseIdentifier)")
+                }
+            } else if kept.contains(table), destinationSchema.tables.contains(where: { $0.name == table }) {
                 try db.execute(sql: "DROP INDEX \(name.quotedDatabaseIdentifier)")
             }
         }
-        for index in destinationSchema.indexes where !existing.contains(index.name) {
+        for index in destinationSchema.indexes where existing.insert(index.name.uppercased()).inserted {
             let sql =
                 "CREATE \(index.isUnique ? "UNIQUE " : "")INDEX \(index.name) ON \(index.table) (\(index.elements.joined(separator: ", ")))"
             do {
@@ -183,6 +194,23 @@ struct SQLiteMigration {
                     userInfo: ["entity": entity, "constraint": index.columns, NSUnderlyingErrorKey: error as NSError])
             }
         }
+    }
+
+    /// Whether an index's SQL in the file is on the destination index's columns (and as
+    /// unique): spaces and case aside.
+    static func sameIndex(_ sql: String, _ index: SQLiteSchema.Index) -> Bool {
+        func squeeze(_ text: String) -> String { text.uppercased().filter { !$0.isWhitespace } }
+        let wanted =
+            "CREATE \(index.isUnique ? "UNIQUE " : "")INDEX \(index.name) ON \(index.table) (\(index.elements.joined(separator: ", ")))"
+        if squeeze(sql) == squeeze(wanted) { return true }
+        // Apple writes the bare column names where Strata writes `COLLATE BINARY ASC`.
+        guard let open = sql.firstIndex(of: "("), let close = sql.lastIndex(of: ")"), open < close else { return false }
+        // Each element's column: its first word (what follows is a collation or an order).
+        let columns = sql[sql.index(after: open)..<close].split(separator: ",").map {
+            ($0.split(whereSeparator: \.isWhitespace).first).map { String($0).uppercased() } ?? ""
+        }
+        let isUnique = squeeze(String(sql.prefix(upTo: open))).hasPrefix("CREATEUNIQUE")
+        return isUnique == index.isUnique && columns == index.columns.map { $0.uppercased() }
     }
 
     /// Z_PRIMARYKEY for the destination's entity numbers. Each root keeps the last key its

@@ -18,11 +18,17 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
 
     override func open(model: NSManagedObjectModel) throws {
         guard let url else { throw CoreDataError.make(NSPersistentStoreOpenError, "The SQLite store needs a URL.") }
+        // Whatever SQLite reports on the way (a locked or read-only file, say) is Core Data's error.
+        try StoreFile.translatingSQLiteErrors(url, code: NSPersistentStoreOpenError) { try openFile(at: url, model: model) }
+    }
+
+    private func openFile(at url: URL, model: NSManagedObjectModel) throws {
         let mapping = SQLiteStoreMapping(model: model)
         if !isInMemory {
             try prepareFileForOpening(url, model: model)
             let exists = try StoreFile.check(url, readOnly: isReadOnly)
             if exists { try StoreFile.requireSQLiteHeader(url) }
+            if exists && !isReadOnly { try migrateOnOwnConnection(url, model: model, mapping: mapping) }
         }
         let database = try StoreFile.translatingSQLiteErrors(url) { try openDatabase(at: url) }
         do {
@@ -67,8 +73,29 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     override func close() {
         remoteChanges?.stop()
         remoteChanges = nil
-        try? database?.close()
+        if let database, let url, !isInMemory, !isReadOnly {
+            Self.closeCompletely(database, at: url)
+        } else {
+            try? database?.close()
+        }
         database = nil
+    }
+
+    /// Closes a store's connections so that its main file alone is the whole store, as Apple's
+    /// is once it is removed: the WAL is written into the file first (a pool closes its writer
+    /// before its read-only readers, and the last connection to close, being read-only, could
+    /// not), then one short read-write connection, the last to close, removes the `-wal` and
+    /// `-shm` files. (Another connection to the file, elsewhere, keeps them; the main file is
+    /// whole all the same.)
+    static func closeCompletely(_ database: any DatabaseWriter, at url: URL) {
+        _ = try? database.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
+        try? database.close()
+        let companions = [url.path + "-wal", url.path + "-shm"]
+        guard companions.contains(where: { FileManager.default.fileExists(atPath: $0) }),
+            let last = try? DatabaseQueue(path: url.path)
+        else { return }
+        _ = try? last.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") }
+        try? last.close()
     }
 
     override func didAdd(to coordinator: NSPersistentStoreCoordinator) {
@@ -77,60 +104,114 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         remoteChanges = try? SQLiteRemoteChangeWatcher(store: self, coordinator: coordinator, url: url, writer: database)
     }
 
-    override func fetchSnapshots(_ plan: FetchPlan) throws -> [Snapshot] { try sqliteFetchSnapshots(plan) }
-    override func fetchObjectIDs(_ plan: FetchPlan) throws -> [NSManagedObjectID] { try sqliteFetchObjectIDs(plan) }
-    override func fetchObjectKeys(_ plan: FetchPlan, into keys: inout FetchedObjectKeys) throws {
-        try sqliteFetchObjectKeys(plan, into: &keys)
+    // Every read and write reports SQLite's errors as Core Data's (`guarded`).
+    override func fetchSnapshots(_ plan: FetchPlan) throws -> [Snapshot] { try guarded { try sqliteFetchSnapshots(plan) } }
+    override func fetchObjectIDs(_ plan: FetchPlan) throws -> [NSManagedObjectID] {
+        try guarded { try sqliteFetchObjectIDs(plan) }
     }
-    override func count(_ plan: FetchPlan) throws -> Int { try sqliteCount(plan) }
-    override func snapshot(for objectID: NSManagedObjectID) throws -> Snapshot? { try sqliteSnapshot(for: objectID) }
+    override func fetchObjectKeys(_ plan: FetchPlan, into keys: inout FetchedObjectKeys) throws {
+        try guarded { try sqliteFetchObjectKeys(plan, into: &keys) }
+    }
+    override func count(_ plan: FetchPlan) throws -> Int { try guarded { try sqliteCount(plan) } }
+    override func snapshot(for objectID: NSManagedObjectID) throws -> Snapshot? {
+        try guarded { try sqliteSnapshot(for: objectID) }
+    }
     override func relatedObjectIDs(
         of objectID: NSManagedObjectID, relationship: NSRelationshipDescription
-    ) throws -> [NSManagedObjectID] { try sqliteRelatedObjectIDs(of: objectID, relationship: relationship) }
+    ) throws -> [NSManagedObjectID] { try guarded { try sqliteRelatedObjectIDs(of: objectID, relationship: relationship) } }
     override func relatedSnapshots(
         of objectID: NSManagedObjectID, relationship: NSRelationshipDescription
-    ) throws -> [Snapshot]? { try sqliteRelatedSnapshots(of: objectID, relationship: relationship) }
+    ) throws -> [Snapshot]? { try guarded { try sqliteRelatedSnapshots(of: objectID, relationship: relationship) } }
     override func relatedSnapshots(
         of objectIDs: [NSManagedObjectID], relationship: NSRelationshipDescription
-    ) throws -> [NSManagedObjectID: [Snapshot]]? { try sqliteRelatedSnapshots(of: objectIDs, relationship: relationship) }
-    override func allocatePermanentIDs(for entities: [NSEntityDescription]) throws -> [NSManagedObjectID] {
-        try sqliteAllocatePermanentIDs(for: entities)
+    ) throws -> [NSManagedObjectID: [Snapshot]]? {
+        try guarded { try sqliteRelatedSnapshots(of: objectIDs, relationship: relationship) }
     }
-    override func save(_ request: StoreSaveRequest) throws -> StoreSaveResult { try sqliteSave(request) }
-    override func snapshots(for objectIDs: [NSManagedObjectID]) throws -> [Snapshot] { try sqliteSnapshots(for: objectIDs) }
+    override func allocatePermanentIDs(for entities: [NSEntityDescription]) throws -> [NSManagedObjectID] {
+        try guarded(NSPersistentStoreSaveError) { try sqliteAllocatePermanentIDs(for: entities) }
+    }
+    override func save(_ request: StoreSaveRequest) throws -> StoreSaveResult {
+        try guarded(NSPersistentStoreSaveError) { try sqliteSave(request) }
+    }
+    override func snapshots(for objectIDs: [NSManagedObjectID]) throws -> [Snapshot] {
+        try guarded { try sqliteSnapshots(for: objectIDs) }
+    }
     override func relatedObjectIDs(
         of objectIDs: [NSManagedObjectID], relationship: NSRelationshipDescription
     ) throws -> [NSManagedObjectID: [NSManagedObjectID]] {
-        try sqliteRelatedObjectIDs(of: objectIDs, relationship: relationship)
+        try guarded { try sqliteRelatedObjectIDs(of: objectIDs, relationship: relationship) }
+    }
+
+    /// Runs a store operation with SQLite's errors as Core Data's: `code` (a read's
+    /// `NSSQLiteError`, a write's `NSPersistentStoreSaveError`) with the SQLite error underneath.
+    func guarded<T>(_ code: Int = NSSQLiteError, _ body: () throws -> T) throws -> T {
+        try StoreFile.translatingSQLiteErrors(url ?? URL(fileURLWithPath: "/dev/null"), code: code, body)
     }
 
     /// A store at `/dev/null` (Xcode's template for previews and tests) is a SQLite database
     /// in memory, as with Core Data.
     var isInMemory: Bool { url?.path == "/dev/null" }
 
-    private func openDatabase(at url: URL) throws -> any DatabaseWriter {
+    /// Migrates an existing store that needs it (`migrateIfNeeded`) and checks its model, on
+    /// one connection of its own, closed afterwards, before the store's connections open: a
+    /// pool's first writer writes a transaction of its own into a WAL that is missing or
+    /// empty, so a migration (or an open) that failed after it would leave the file changed.
+    /// On one connection a failure changes nothing, and a migration leaves the migrated store
+    /// whole in its file.
+    private func migrateOnOwnConnection(_ url: URL, model: NSManagedObjectModel, mapping: SQLiteStoreMapping) throws {
+        let queue = try StoreFile.translatingSQLiteErrors(url) {
+            try DatabaseQueue(path: url.path, configuration: connectionConfiguration())
+        }
+        defer { try? queue.close() }
+        guard let existing = try queue.read({ db in try Self.readMetadata(db) }) else { return }
+        let metadata = try migrateIfNeeded(queue, metadata: existing.metadata, model: model, mapping: mapping)
+        // A store of another model fails here too, before any other connection opens.
+        try checkCompatibility(of: metadata, with: model)
+    }
+
+    /// The configuration of the store's connections: read-only or not, SQLite functions
+    /// Strata's SQL uses, and the pragmas of `NSSQLitePragmasOption`.
+    private func connectionConfiguration() -> Configuration {
         var configuration = Configuration()
         configuration.readonly = isReadOnly
         configuration.busyMode = .timeout(10)
         let pragmas = ((options?[NSSQLitePragmasOption] as? [String: Any]) ?? [:]).mapValues(Self.pragmaValue)
+        let readOnlyStore = isReadOnly
         configuration.prepareDatabase { db in
             SQLiteFunctions.register(in: db)
             for (name, value) in pragmas where name.allSatisfy({ $0.isLetter || $0 == "_" }) {
-                try db.execute(sql: "PRAGMA \(name) = \(value)")
+                if db.configuration.readonly && !readOnlyStore {
+                    // A pool's read-only readers: a pragma that writes (`user_version`,
+                    // `journal_mode`) is the writer's, which ran it already.
+                    try? db.execute(sql: "PRAGMA \(name) = \(value)")
+                } else {
+                    try db.execute(sql: "PRAGMA \(name) = \(value)")
+                }
             }
         }
+        return configuration
+    }
+
+    private func openDatabase(at url: URL) throws -> any DatabaseWriter {
+        let configuration = connectionConfiguration()
+        let pragmas = ((options?[NSSQLitePragmasOption] as? [String: Any]) ?? [:]).mapValues(Self.pragmaValue)
         if isInMemory { return try DatabaseQueue(configuration: configuration) }
         if isReadOnly { return try DatabaseQueue(path: url.path, configuration: configuration) }
+        // `NSSQLitePragmasOption`'s `journal_mode` other than WAL (`DELETE`, `TRUNCATE`…): one
+        // connection in that mode, since a pool's readers exist only in WAL mode.
+        let journalMode = pragmas.first { $0.key.lowercased() == "journal_mode" }?.value.lowercased()
+        let usesWAL = journalMode == nil || journalMode == "wal"
         if !FileManager.default.fileExists(atPath: url.path) {
             // Incremental auto-vacuum (Core Data's `_NSAutoVacuumLevel` 2) must be chosen before
             // the first page is written, which switching to WAL already does.
             let creating = try DatabaseQueue(path: url.path)
             try creating.writeWithoutTransaction { db in
                 try db.execute(sql: "PRAGMA auto_vacuum = 2")
-                try db.execute(sql: "PRAGMA journal_mode = WAL")
+                if usesWAL { try db.execute(sql: "PRAGMA journal_mode = WAL") }
             }
             try creating.close()
         }
+        guard usesWAL else { return try DatabaseQueue(path: url.path, configuration: configuration) }
         return try DatabasePool(path: url.path, configuration: configuration)
     }
 
@@ -227,7 +308,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     override func saveMetadata() throws {
         guard let database else { return }
         let data = try Self.plistData(metadata ?? [:])
-        try database.write { db in try self.writeMetadata(data, in: db) }
+        try guarded(NSPersistentStoreSaveError) { try database.write { db in try self.writeMetadata(data, in: db) } }
     }
 
     func writeMetadata(_ data: Data, in db: Database) throws {

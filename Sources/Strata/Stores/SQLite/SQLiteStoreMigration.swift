@@ -60,8 +60,10 @@ extension SQLiteStore {
         } catch let error as DatabaseError {
             throw CoreDataError.make(
                 NSMigrationError, "An error occurred during persistent store migration: \(error.message ?? "\(error)").",
-                userInfo: [NSURLErrorKey: url as Any, NSUnderlyingErrorKey: error as NSError])
+                userInfo: [NSURLErrorKey: url as Any, NSUnderlyingErrorKey: StoreFile.sqliteError(error)])
         }
+        // The migrated store whole in its main file, as after Apple's migration.
+        _ = try? database.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
         return updated
     }
 
