@@ -90,19 +90,8 @@ import Testing
         // The row is cached by the coordinator once a fault fired from the store.
         try reader.performAndWait { _ = try reader.existingObject(with: ids.milk).value(forKey: "text") }
         // Another coordinator (another process, as far as this one knows) changes the row.
-        let url = try #require(fixture.coordinator.persistentStores.first?.url)
-        let other = NSPersistentStoreCoordinator(managedObjectModel: fixture.coordinator.managedObjectModel)
-        try other.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url)
-        let writer = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-        writer.persistentStoreCoordinator = other
-        try writer.performAndWait {
-            let milk = try #require(
-                try writer.fetch(NSFetchRequest<NSManagedObject>(entityName: "Entry")).first {
-                    $0.value(forKey: "text") as? String == "milk"
-                })
-            milk.setValue("soy milk", forKey: "text")
-            try writer.save()
-        }
+        let writer = try otherWriter(of: fixture)
+        try rename("milk", to: "soy milk", with: writer)
         let cached = fixture.context()
         let fresh = fixture.context()
         fresh.stalenessInterval = 0
@@ -128,19 +117,8 @@ import Testing
             #expect(milk.value(forKey: "text") as? String == "milk")
             return milk
         }
-        let url = try #require(fixture.coordinator.persistentStores.first?.url)
-        let other = NSPersistentStoreCoordinator(managedObjectModel: fixture.coordinator.managedObjectModel)
-        try other.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url)
-        let writer = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-        writer.persistentStoreCoordinator = other
-        try writer.performAndWait {
-            let row = try #require(
-                try writer.fetch(NSFetchRequest<NSManagedObject>(entityName: "Entry")).first {
-                    $0.value(forKey: "text") as? String == "milk"
-                })
-            row.setValue("oat milk", forKey: "text")
-            try writer.save()
-        }
+        let writer = try otherWriter(of: fixture)
+        try rename("milk", to: "oat milk", with: writer)
         let (cachedAfterRefresh, cachedWithInterval, freshAfterRefresh) = reader.performAndWait {
             reader.refresh(milk, mergeChanges: false)
             let cached = milk.value(forKey: "text") as? String
@@ -157,16 +135,34 @@ import Testing
         // With unsaved changes, a merge keeps them over the store's newer row.
         let merged = try reader.performAndWait {
             milk.setValue(Int32(9), forKey: "rank")
-            try writer.performAndWait {
-                let row = try writer.existingObject(
-                    with: try #require(other.managedObjectID(forURIRepresentation: ids.milk.uriRepresentation())))
-                row.setValue("whole milk", forKey: "text")
-                try writer.save()
-            }
+            try rename("oat milk", to: "whole milk", with: writer)
             reader.refresh(milk, mergeChanges: true)
             return (milk.value(forKey: "text") as? String, milk.value(forKey: "rank") as? Int32)
         }
         #expect(merged.0 == "whole milk")
         #expect(merged.1 == 9)
+    }
+
+    /// A context on a second coordinator of the fixture's store (another process, as far as the
+    /// fixture's coordinator knows).
+    private func otherWriter(of fixture: ContextMergingTests.Fixture) throws -> NSManagedObjectContext {
+        let url = try #require(fixture.coordinator.persistentStores.first?.url)
+        let other = NSPersistentStoreCoordinator(managedObjectModel: fixture.coordinator.managedObjectModel)
+        try other.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url)
+        let writer = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        writer.persistentStoreCoordinator = other
+        return writer
+    }
+
+    /// Saves a new text for the entry with the given text, through `writer`.
+    private func rename(_ text: String, to newText: String, with writer: NSManagedObjectContext) throws {
+        try writer.performAndWait {
+            let entry = try #require(
+                try writer.fetch(NSFetchRequest<NSManagedObject>(entityName: "Entry")).first {
+                    $0.value(forKey: "text") as? String == text
+                })
+            entry.setValue(newText, forKey: "text")
+            try writer.save()
+        }
     }
 }
