@@ -145,7 +145,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     /// Runs a store operation with SQLite's errors as Core Data's: `code` (a read's
     /// `NSSQLiteError`, a write's `NSPersistentStoreSaveError`) with the SQLite error underneath.
     func guarded<T>(_ code: Int = NSSQLiteError, _ body: () throws -> T) throws -> T {
-        try StoreFile.translatingSQLiteErrors(url ?? URL(fileURLWithPath: "/dev/null"), code: code, body)
+        try StoreFile.translatingSQLiteErrors(url, code: code, body)
     }
 
     /// A store at `/dev/null` (Xcode's template for previews and tests) is a SQLite database
@@ -175,7 +175,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         var configuration = Configuration()
         configuration.readonly = isReadOnly
         configuration.busyMode = .timeout(10)
-        let pragmas = ((options?[NSSQLitePragmasOption] as? [String: Any]) ?? [:]).mapValues(Self.pragmaValue)
+        let pragmas = self.pragmas
         let readOnlyStore = isReadOnly
         configuration.prepareDatabase { db in
             SQLiteFunctions.register(in: db)
@@ -192,9 +192,13 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         return configuration
     }
 
+    /// The pragmas of `NSSQLitePragmasOption`, as SQL values.
+    private var pragmas: [String: String] {
+        ((options?[NSSQLitePragmasOption] as? [String: Any]) ?? [:]).mapValues(Self.pragmaValue)
+    }
+
     private func openDatabase(at url: URL) throws -> any DatabaseWriter {
         let configuration = connectionConfiguration()
-        let pragmas = ((options?[NSSQLitePragmasOption] as? [String: Any]) ?? [:]).mapValues(Self.pragmaValue)
         if isInMemory { return try DatabaseQueue(configuration: configuration) }
         if isReadOnly { return try DatabaseQueue(path: url.path, configuration: configuration) }
         // `NSSQLitePragmasOption`'s `journal_mode` other than WAL (`DELETE`, `TRUNCATE`…): one
