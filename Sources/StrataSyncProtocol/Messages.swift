@@ -64,6 +64,15 @@ public struct ChangeBatch: Hashable, Sendable, Codable {
         self.modelHash = modelHash
         self.changes = changes
     }
+
+    /// As synthesized, except that `modelHash` is absent or a string, never `null`, as the
+    /// wire format has it.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        batchSequence = try container.decode(Int64.self, forKey: .batchSequence)
+        modelHash = container.contains(.modelHash) ? try container.decode(String.self, forKey: .modelHash) : nil
+        changes = try container.decode([RecordChange].self, forKey: .changes)
+    }
 }
 
 public struct PushResponse: Hashable, Sendable, Codable {

@@ -35,4 +35,32 @@ struct OpenAPIAgreementTests {
             #expect(page.records.map(\.recordName) == ["t1"])
         }
     }
+
+    @Test("a change whose deleteClock is null, or a batch whose modelHash is null, answers 400")
+    func nullsTheDocumentForbids() async throws {
+        try await withSyncServer { fixture in
+            try await fixture.alice.createZone()
+            let path = SyncPaths.push(SyncPaths.defaultZone)
+            let upsert =
+                #""recordType":"CD_T","recordName":"a","operation":"upsert","fields":{"CD_x":{"type":"int","value":1}}"#
+                + #","clocks":{"CD_x":"1-0-c"}"#
+            let delete = #""recordType":"CD_T","recordName":"a","operation":"delete","fields":{},"clocks":{}"#
+            func batch(_ text: String) -> String { #"{"clientID":"c","batches":[{"batchSequence":1,\#(text)}]}"# }
+            let bodies = [
+                "upsert with deleteClock null": batch(#""changes":[{\#(upsert),"deleteClock":null}]"#),
+                "delete with deleteClock null": batch(#""changes":[{\#(delete),"deleteClock":null}]"#),
+                "modelHash null": batch(#""modelHash":null,"changes":[{\#(upsert)}]"#),
+            ]
+            for (name, body) in bodies {
+                let reply = try await fixture.alice.send("POST", path, body: Data(body.utf8))
+                #expect(reply.status == 400, "\(name): \(reply.status) \(reply.text)")
+                #expect(reply.error?.code == .badRequest, "\(name): \(reply.text)")
+            }
+            // Nothing of it was stored; the same changes without the nulls are taken.
+            #expect(try await fixture.alice.pullAll().records.isEmpty)
+            let fine = batch(#""modelHash":"h","changes":[{\#(upsert)}]"#)
+            let reply = try await fixture.alice.send("POST", path, body: Data(fine.utf8))
+            #expect(reply.status == 200, "\(reply.text)")
+        }
+    }
 }
