@@ -63,4 +63,15 @@ struct OpenAPIAgreementTests {
             #expect(reply.status == 200, "\(reply.text)")
         }
     }
+
+    @Test("GET of an asset in a badly named zone answers 400, which the document lists")
+    func assetOfABadZone() async throws {
+        try await withSyncServer { fixture in
+            let reply = try await fixture.alice.send("GET", "/v1/zones/a%20b/assets/" + String(repeating: "0", count: 64))
+            #expect(reply.status == 400, "\(reply.text)")
+            #expect(reply.error?.code == .badRequest)
+            let missing = try await fixture.alice.send("GET", SyncPaths.asset("fine", sha256: String(repeating: "0", count: 64)))
+            #expect(missing.status == 404, "\(missing.text)")
+        }
+    }
 }
