@@ -20,6 +20,8 @@ import Foundation
 public enum SyncPaths {
     /// The zone Apple's mirroring uses; Strata's client uses it too unless told otherwise.
     public static let defaultZone = "com.apple.coredata.cloudkit.zone"
+    /// The longest long poll, in seconds: a pull's `wait=` past it answers 400.
+    public static let longestWait = 60
     public static let health = "/health"
     public static let zones = "/v1/zones"
     public static func zone(_ name: String) -> String { "/v1/zones/\(escape(name))" }
