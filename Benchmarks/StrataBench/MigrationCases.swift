@@ -63,6 +63,11 @@ enum MigrationCases {
         let url = fixtures.directory.appendingPathComponent("b13-\(UUID().uuidString).sqlite")
         for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: fixtures.large + suffix) {
             try FileManager.default.copyItem(atPath: fixtures.large + suffix, toPath: url.path + suffix)
+            // On the disk before the clock: the first sync of the store's file inside the clock
+            // (a migration's checkpoint) would otherwise write the copy's pages too.
+            let handle = try FileHandle(forUpdating: URL(fileURLWithPath: url.path + suffix))
+            try handle.synchronize()
+            try handle.close()
         }
         return url
     }

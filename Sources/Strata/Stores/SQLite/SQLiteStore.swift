@@ -164,6 +164,16 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         }
         defer { try? queue.close() }
         guard let existing = try queue.read({ db in try Self.readMetadata(db) }) else { return }
+        // In WAL mode a commit need not reach the disk by itself here: the checkpoint that ends
+        // a migration syncs the WAL, then the main file, before the store opens (as the pool's
+        // writer, GRDB's, also runs with `synchronous = NORMAL`). A pragma the app gave wins.
+        if !pragmas.keys.contains(where: { $0.lowercased() == "synchronous" }) {
+            try queue.writeWithoutTransaction { db in
+                if try String.fetchOne(db, sql: "PRAGMA journal_mode")?.lowercased() == "wal" {
+                    try db.execute(sql: "PRAGMA synchronous = NORMAL")
+                }
+            }
+        }
         let metadata = try migrateIfNeeded(queue, metadata: existing.metadata, model: model, mapping: mapping)
         // A store of another model fails here too, before any other connection opens.
         try checkCompatibility(of: metadata, with: model)
