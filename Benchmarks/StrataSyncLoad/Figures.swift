@@ -26,9 +26,7 @@ enum SyncFigures {
     }
 
     static func run(count: Int) async throws {
-        guard let url = try await TestPostgres.shared.makeDatabase() else {
-            throw TestPostgresError(message: "no PostgreSQL (install postgresql-15 or set DATABASE_URL)")
-        }
+        let url = try await TestPostgres.shared.makeDatabase()
         let server = try await TestSyncServer.start(databaseURL: url)
         let token = try await TestTokens.token(for: "figures")
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-sync-figures-\(UUID().uuidString)")

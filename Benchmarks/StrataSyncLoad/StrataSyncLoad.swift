@@ -39,9 +39,7 @@ struct StrataSyncLoad {
         let clients = option("--clients", default: 50)
         let changesPerClient = option("--changes", default: 100)
         let batchSize = min(option("--batch", default: 10), changesPerClient)
-        guard let url = try await TestPostgres.shared.makeDatabase() else {
-            throw TestPostgresError(message: "no PostgreSQL (install postgresql-15 or set DATABASE_URL)")
-        }
+        let url = try await TestPostgres.shared.makeDatabase()
         var configuration = TestSyncServer.configuration(databaseURL: url)
         configuration.maxRecords = max(400, batchSize)
         let first = try await TestSyncServer.start(configuration: configuration)

@@ -9,7 +9,9 @@ import Testing
 /// two instances migrating one new database at the same time.
 @Suite("Sync server configuration")
 struct ConfigurationTests {
-    @Test("with an ES256 public key, tokens signed by its private key pass and HS256 tokens do not")
+    @Test(
+        "with an ES256 public key, tokens signed by its private key pass and HS256 tokens do not",
+        .enabled(if: TestPostgres.isAvailable, "PostgreSQL is absent"))
     func publicKeyTokens() async throws {
         let privateKey = ES256PrivateKey()
         try await withSyncServer(configure: {
@@ -39,9 +41,11 @@ struct ConfigurationTests {
         #expect(throws: SyncServerError.self) { try SyncServer(configuration: .init(databaseURL: "mysql://x/y")) }
     }
 
-    @Test("two instances starting at once on a new database both migrate it (advisory lock) and serve")
+    @Test(
+        "two instances starting at once on a new database both migrate it (advisory lock) and serve",
+        .enabled(if: TestPostgres.isAvailable, "PostgreSQL is absent"))
     func concurrentMigrations() async throws {
-        guard let url = try await TestPostgres.shared.makeDatabase() else { return }
+        let url = try await TestPostgres.shared.makeDatabase()
         async let first = TestSyncServer.start(databaseURL: url)
         async let second = TestSyncServer.start(databaseURL: url)
         let servers = try await [first, second]

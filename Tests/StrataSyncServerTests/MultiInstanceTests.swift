@@ -6,7 +6,7 @@ import Testing
 
 /// Two instances on one database: stateless servers lose and duplicate nothing, and a push
 /// through one wakes a long poll on the other.
-@Suite("Sync server instances")
+@Suite("Sync server instances", .enabled(if: TestPostgres.isAvailable, "PostgreSQL is absent"))
 struct MultiInstanceTests {
     @Test("a push through instance A wakes a long poll on instance B at once")
     func longPollAcrossInstances() async throws {

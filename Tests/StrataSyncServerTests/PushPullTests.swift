@@ -5,7 +5,7 @@ import Testing
 
 /// Pushes and pulls against a real PostgreSQL: batches applied once and in order, the merge
 /// rules as stored, pages and tokens, the horizon and epochs, the schema, assets.
-@Suite("Sync push and pull")
+@Suite("Sync push and pull", .enabled(if: TestPostgres.isAvailable, "PostgreSQL is absent"))
 struct PushPullTests {
     @Test("zones are made once per user, listed, and read back")
     func zones() async throws {

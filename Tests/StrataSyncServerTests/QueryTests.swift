@@ -5,7 +5,7 @@ import SyncTestSupport
 import Testing
 
 /// `CKQuery` on the server: Strata's predicate language over the zone's live records.
-@Suite("Sync query")
+@Suite("Sync query", .enabled(if: TestPostgres.isAvailable, "PostgreSQL is absent"))
 struct QueryTests {
     /// Five habits: names, counts, dates, flags, and one deleted.
     private func seed(_ client: SyncTestClient) async throws {

@@ -5,7 +5,7 @@ import Testing
 
 /// Issue 24 item 2: tokens, users kept apart, limits, and bad input answered with JSON
 /// errors, never a crash.
-@Suite("Sync server security")
+@Suite("Sync server security", .enabled(if: TestPostgres.isAvailable, "PostgreSQL is absent"))
 struct SecurityTests {
     @Test("no token, a bad signature, an expired token and another audience answer 401 with a JSON error")
     func unauthorized() async throws {

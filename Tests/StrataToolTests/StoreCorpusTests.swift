@@ -12,9 +12,11 @@ struct StoreCorpusTests {
         "artsy__energy-legacy__ArtsyFolio_Tests__Migrations__ArtsyPartner_2.0.sqlite",
     ]
 
-    @Test("export → import into an empty store → export is identical, on every corpus store")
+    @Test(
+        "export → import into an empty store → export is identical, on every corpus store",
+        .enabled(if: StoreFixtures.corpusIsAvailable, "the corpus is absent"))
     func corpusRoundTrip() throws {
-        guard let stores = try StoreFixtures.corpusStores() else { return }
+        let stores = try StoreFixtures.corpusStores()
         var roundTrips = 0
         var objects = 0
         for name in stores {

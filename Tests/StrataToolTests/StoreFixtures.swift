@@ -198,14 +198,21 @@ enum StoreFixtures {
         return url.deletingLastPathComponent().appendingPathComponent("shared/testdata/coredata")
     }()
 
-    /// The corpus stores' names, or nil (with a visible notice) when the corpus is absent.
-    static func corpusStores() throws -> [String]? {
+    /// Whether the corpus tests run (their `.enabled(if:)` condition, so that a run without the
+    /// corpus lists them as skipped): the corpus is beside the repository, or
+    /// `STRATA_REQUIRE_CORPUS=1` says it must be (they then fail where it is absent).
+    static var corpusIsAvailable: Bool {
+        if ProcessInfo.processInfo.environment["STRATA_REQUIRE_CORPUS"] == "1" { return true }
+        let available = FileManager.default.fileExists(atPath: corpus.appendingPathComponent("stores").path)
+        if !available { print("NOTICE: \(corpus.path) is absent; strata store corpus tests are skipped") }
+        return available
+    }
+
+    /// The corpus stores' names; an error when the corpus is absent.
+    static func corpusStores() throws -> [String] {
         let stores = corpus.appendingPathComponent("stores")
-        guard FileManager.default.fileExists(atPath: stores.path) else {
-            print("NOTICE: \(corpus.path) is absent; strata store corpus tests are skipped")
-            return nil
-        }
-        return try FileManager.default.contentsOfDirectory(atPath: stores.path).filter { $0.hasSuffix(".sqlite") }.sorted()
+        let names = try FileManager.default.contentsOfDirectory(atPath: stores.path).filter { $0.hasSuffix(".sqlite") }
+        return names.sorted()
     }
 
     /// Copies a corpus store with its -wal/-shm into a new folder: originals are never opened.

@@ -6,14 +6,14 @@ import SyncTestSupport
 import Testing
 
 extension SyncClientTests {
-    @Suite struct ServerTests {
+    @Suite(.enabled(if: TestPostgres.isAvailable, "PostgreSQL is absent")) struct ServerTests {
         private let scratch = Scratch()
 
         /// Seed 004's code as written: a subclassed container with options, `CKQuery` on
         /// `CD_isExample`, and `softBootApp` switching sync off and on by building new
         /// containers on the same store: nothing lost, nothing duplicated.
         @Test func seed004RunsAsWrittenAndSurvivesSwitchingSyncOffAndOn() async throws {
-            guard let backend = try await Backend.start() else { return }
+            let backend = try await Backend.start()
             defer { Task { await backend.stop() } }
             let url = scratch.file("Habits.sqlite")
             var container: HabitsContainer? = try SyncClientTests.container(at: url, backend: backend)
@@ -55,7 +55,7 @@ extension SyncClientTests {
         }
 
         @Test func insertsUpdatesDeletesRelationshipsAndAssetsTravel() async throws {
-            guard let backend = try await Backend.start() else { return }
+            let backend = try await Backend.start()
             defer { Task { await backend.stop() } }
             let a = try SyncClientTests.container(at: scratch.file("a.sqlite"), backend: backend)
             let b = try SyncClientTests.container(at: scratch.file("b.sqlite"), backend: backend)
@@ -98,7 +98,7 @@ extension SyncClientTests {
         }
 
         @Test func ownChangesAreNotEchoedAndEventsTellSetupExportAndImport() async throws {
-            guard let backend = try await Backend.start() else { return }
+            let backend = try await Backend.start()
             defer { Task { await backend.stop() } }
             let a = try SyncClientTests.container(at: scratch.file("a.sqlite"), backend: backend)
             let events = EventLog(container: a)
@@ -124,7 +124,7 @@ extension SyncClientTests {
         }
 
         @Test func aConnectedClientSeesAnotherClientsChangeWithinSeconds() async throws {
-            guard let backend = try await Backend.start() else { return }
+            let backend = try await Backend.start()
             defer { Task { await backend.stop() } }
             let a = try SyncClientTests.container(at: scratch.file("a.sqlite"), backend: backend, automatic: true)
             let b = try SyncClientTests.container(at: scratch.file("b.sqlite"), backend: backend, automatic: true)
@@ -146,7 +146,7 @@ extension SyncClientTests {
 
         /// The server refuses a `wait` past its 60 seconds (issue 33): the client asks for 60.
         @Test func aLongPollPastTheServersLongestWaitStillSyncs() async throws {
-            guard let backend = try await Backend.start() else { return }
+            let backend = try await Backend.start()
             defer { Task { await backend.stop() } }
             let a = try SyncClientTests.container(at: scratch.file("a.sqlite"), backend: backend, automatic: true, longPoll: 600)
             let b = try SyncClientTests.container(at: scratch.file("b.sqlite"), backend: backend, automatic: true, longPoll: 600)
@@ -168,7 +168,7 @@ extension SyncClientTests {
         }
 
         @Test func offlineEditsOnTwoStoresConvergeOnReconnect() async throws {
-            guard let backend = try await Backend.start() else { return }
+            let backend = try await Backend.start()
             defer { Task { await backend.stop() } }
             let a = try SyncClientTests.container(at: scratch.file("a.sqlite"), backend: backend)
             let b = try SyncClientTests.container(at: scratch.file("b.sqlite"), backend: backend)
@@ -205,7 +205,7 @@ extension SyncClientTests {
         }
 
         @Test func perFieldLastWriterWinsAndDeletesWin() async throws {
-            guard let backend = try await Backend.start() else { return }
+            let backend = try await Backend.start()
             defer { Task { await backend.stop() } }
             let a = try SyncClientTests.container(at: scratch.file("a.sqlite"), backend: backend)
             let b = try SyncClientTests.container(at: scratch.file("b.sqlite"), backend: backend)
@@ -247,7 +247,7 @@ extension SyncClientTests {
         /// Three devices make random edits (inserts, updates, deletes, tag links) with random
         /// offline periods, then all sync: identical stores, object by object and link by link.
         @Test func threeClientsWithRandomEditsAndOfflinePeriodsConverge() async throws {
-            guard let backend = try await Backend.start() else { return }
+            let backend = try await Backend.start()
             defer { Task { await backend.stop() } }
             let devices = try (0..<3).map { try SyncClientTests.container(at: scratch.file("d\($0).sqlite"), backend: backend) }
             var random = SeededRandom(seed: 24)
@@ -293,7 +293,7 @@ extension SyncClientTests {
         /// The zone deleted on the server (its epoch moves): clients get 410, pull everything
         /// again and send what the server lost.
         @Test func aResyncAfterTheZoneIsDeletedLosesNothing() async throws {
-            guard let backend = try await Backend.start() else { return }
+            let backend = try await Backend.start()
             defer { Task { await backend.stop() } }
             let a = try SyncClientTests.container(at: scratch.file("a.sqlite"), backend: backend)
             let b = try SyncClientTests.container(at: scratch.file("b.sqlite"), backend: backend)

@@ -23,8 +23,8 @@ extension SyncClientTests {
             self.user = user
         }
 
-        static func start(function: String = #function) async throws -> Backend? {
-            guard let database = try await TestPostgres.shared.makeDatabase(function: function) else { return nil }
+        static func start(function: String = #function) async throws -> Backend {
+            let database = try await TestPostgres.shared.makeDatabase(function: function)
             let server = try await TestSyncServer.start(databaseURL: database)
             let user = "user-" + UUID().uuidString.prefix(8).lowercased()
             return Backend(server: server, token: try await TestTokens.token(for: user), user: user)

@@ -3,17 +3,22 @@ import Foundation
 import SyncTestSupport
 import Testing
 
+/// `STRATA_SYNC_FIGURES=1`: the figures tests run (they take a while).
+private let syncFiguresEnabled = ProcessInfo.processInfo.environment["STRATA_SYNC_FIGURES"] == "1"
+
 extension SyncClientTests {
     /// The figures of BENCHMARKS.md's "Sync" section (issue 24 item 7), measured only when
     /// `STRATA_SYNC_FIGURES=1` (they take a while): 100k to-dos uploaded from one store and
     /// downloaded into an empty one, and how soon a connected client sees another's change.
-    @Suite struct FiguresTests {
+    @Suite(
+        .enabled(if: syncFiguresEnabled, "the sync figures are measured only with STRATA_SYNC_FIGURES=1"),
+        .enabled(if: TestPostgres.isAvailable, "PostgreSQL is absent")
+    ) struct FiguresTests {
         private let scratch = Scratch()
-        private static let enabled = ProcessInfo.processInfo.environment["STRATA_SYNC_FIGURES"] == "1"
         private static let count = Int(ProcessInfo.processInfo.environment["STRATA_SYNC_FIGURES_COUNT"] ?? "") ?? 100_000
 
         @Test func uploadAndDownloadOf100kObjects() async throws {
-            guard Self.enabled, let backend = try await Backend.start() else { return }
+            let backend = try await Backend.start()
             defer { Task { await backend.stop() } }
             let source = try SyncClientTests.container(at: scratch.file("source.sqlite"), backend: backend)
             let context = source.newBackgroundContext()
@@ -41,7 +46,7 @@ extension SyncClientTests {
         }
 
         @Test func latencyOfAChangeSeenByAnotherConnectedClient() async throws {
-            guard Self.enabled, let backend = try await Backend.start() else { return }
+            let backend = try await Backend.start()
             defer { Task { await backend.stop() } }
             let a = try SyncClientTests.container(at: scratch.file("a.sqlite"), backend: backend, automatic: true)
             let b = try SyncClientTests.container(at: scratch.file("b.sqlite"), backend: backend, automatic: true)

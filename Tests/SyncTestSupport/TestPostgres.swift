@@ -9,11 +9,13 @@ import StrataSyncServer
 /// that is stopped when the process ends, even when it is killed: a watchdog process stops it
 /// once this process is gone. Each test gets a fresh database of its own (`makeDatabase`).
 ///
-/// Without PostgreSQL the tests skip with a notice; `STRATA_REQUIRE_POSTGRES=1` (set in CI)
-/// turns that into a failure.
+/// Tests that need it are skipped, visibly, where PostgreSQL is absent (`isAvailable`);
+/// `STRATA_REQUIRE_POSTGRES=1` (set in CI) makes them run, and fail when it cannot start.
 ///
 /// ```swift
-/// guard let url = try await TestPostgres.shared.makeDatabase() else { return }   // skipped
+/// @Test(.enabled(if: TestPostgres.isAvailable, "PostgreSQL is absent"))
+/// func pushes() async throws {
+///     let url = try await TestPostgres.shared.makeDatabase()
 /// ```
 public actor TestPostgres {
     public static let shared = TestPostgres()
@@ -28,22 +30,27 @@ public actor TestPostgres {
 
     private var server: Server?
 
-    /// Why tests are skipped, or nil when a server is there.
-    public func unavailableReason() async -> String? {
-        if case .unavailable(let reason) = await start() { return reason }
-        return nil
+    /// Whether the tests that need PostgreSQL run (the condition of their `.enabled(if:)`
+    /// trait, so that a test run lists them as skipped where it is absent): when
+    /// `STRATA_REQUIRE_POSTGRES=1` (they must run, and fail if no server starts), when
+    /// `DATABASE_URL` names a server, or when PostgreSQL 15's programs are installed.
+    public static var isAvailable: Bool {
+        let environment = ProcessInfo.processInfo.environment
+        if environment["STRATA_REQUIRE_POSTGRES"] == "1" { return true }
+        if let url = environment["DATABASE_URL"], !url.isEmpty { return true }
+        let available = ["initdb", "pg_ctl", "postgres"].allSatisfy {
+            FileManager.default.isExecutableFile(atPath: "\(binaries)/\($0)")
+        }
+        if !available { noticeOnce("PostgreSQL 15 is not installed in \(binaries) (apt-get install postgresql-15)") }
+        return available
     }
 
-    /// A new empty database's URL; nil (with a notice printed once) when no PostgreSQL is
-    /// available and `STRATA_REQUIRE_POSTGRES` is not set.
-    public func makeDatabase(function: String = #function) async throws -> String? {
+    /// A new empty database's URL. Throws when no server can be had: a test that calls this
+    /// is enabled only where PostgreSQL is (`isAvailable`), so its absence then is a failure.
+    public func makeDatabase(function: String = #function) async throws -> String {
         switch await start() {
         case .unavailable(let reason):
-            if ProcessInfo.processInfo.environment["STRATA_REQUIRE_POSTGRES"] == "1" {
-                throw TestPostgresError(message: "PostgreSQL is required (STRATA_REQUIRE_POSTGRES=1) but \(reason)")
-            }
-            Self.noticeOnce(reason)
-            return nil
+            throw TestPostgresError(message: "PostgreSQL is needed but \(reason)")
         case .running(let host, let port, let username, let password):
             let name = "strata_test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
             let configuration = PostgresConnection.Configuration(
@@ -193,7 +200,7 @@ public actor TestPostgres {
         }
         if first {
             print(
-                "NOTICE: skipping the sync server's PostgreSQL tests: \(reason) (set STRATA_REQUIRE_POSTGRES=1 to fail instead)")
+                "NOTICE: skipping the tests that need PostgreSQL: \(reason) (set STRATA_REQUIRE_POSTGRES=1 to fail instead)")
         }
     }
 }

@@ -6,7 +6,7 @@ import TodoKit
 /// Two `todo` stores (a laptop's and a phone's) syncing through a real `strata-sync` on a
 /// real PostgreSQL, with the built program, as README's "Syncing two stores" shows it; skipped
 /// with a notice where PostgreSQL is absent (unless `STRATA_REQUIRE_POSTGRES=1`).
-@Suite("todo --sync-server", .serialized)
+@Suite("todo --sync-server", .serialized, .enabled(if: TestPostgres.isAvailable, "PostgreSQL is absent"))
 struct TodoSyncCommandTests {
     /// Runs the blocking program off Swift's cooperative threads, which the in-process server
     /// needs to answer it.
@@ -18,7 +18,7 @@ struct TodoSyncCommandTests {
 
     @Test("an added to-do reaches the other store, a completion comes back, status shows nothing pending")
     func twoStoresSync() async throws {
-        guard let database = try await TestPostgres.shared.makeDatabase() else { return }
+        let database = try await TestPostgres.shared.makeDatabase()
         let server = try await TestSyncServer.start(databaseURL: database)
         let token = try await TestTokens.token(for: "alice-" + UUID().uuidString.prefix(8).lowercased())
         let laptop = try TodoProgram()
@@ -55,7 +55,7 @@ struct TodoSyncCommandTests {
 
     @Test("offline, a command works on the local store and warns; the next run online sends its change")
     func offlineThenCatchUp() async throws {
-        guard let database = try await TestPostgres.shared.makeDatabase() else { return }
+        let database = try await TestPostgres.shared.makeDatabase()
         let server = try await TestSyncServer.start(databaseURL: database)
         let token = try await TestTokens.token(for: "bob-" + UUID().uuidString.prefix(8).lowercased())
         let laptop = try TodoProgram()

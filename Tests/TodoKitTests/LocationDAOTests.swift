@@ -1,3 +1,4 @@
+import CoreData
 import Foundation
 import Testing
 import TodoKit
@@ -55,9 +56,13 @@ struct LocationDAOTests {
     @Test("the model file's bounds reject an impossible latitude at save", arguments: StoreKind.allCases)
     func modelValidation(kind: StoreKind) async throws {
         let store = try TestStore(kind)
-        await #expect(throws: (any Error).self) {
+        let error = try await #require(throws: NSError.self) {
             try await store.locationDAO.create(LocationModel(latitude: 91, longitude: 0))
         }
+        // The model's maximum of 90: Core Data's validation error, naming the attribute.
+        #expect(error.domain == NSCocoaErrorDomain)
+        #expect(error.code == NSValidationNumberTooLargeError)
+        #expect(error.userInfo[NSValidationKeyErrorKey] as? String == "latitude")
         #expect(try await store.locationDAO.findMany().isEmpty)
     }
 }

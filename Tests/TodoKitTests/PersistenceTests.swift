@@ -23,7 +23,8 @@ struct PersistenceTests {
         let todo = try await store.services.todos.add(title: "Saved before closing", tagIds: [])
         try store.persistence.close()
         #expect(store.persistence.container.persistentStoreCoordinator.persistentStores.isEmpty)
-        await #expect(throws: (any Error).self) { try await store.services.todos.todo(id: todo.id) }
+        // With no store, a fetch finds nothing (as with Core Data): the to-do is not found.
+        await #expect(throws: TodoKitError.todoNotFound(todo.id)) { try await store.services.todos.todo(id: todo.id) }
         let reopened = try TodoServices(store: .sqlite(url))
         #expect(try await reopened.todos.todo(id: todo.id) == todo)
     }

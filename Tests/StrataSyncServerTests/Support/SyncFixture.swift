@@ -4,8 +4,8 @@ import StrataSyncServer
 import SyncTestSupport
 import Testing
 
-/// A fresh database and a server on it for one test, with a client for a user; nil (the
-/// test returns early, a notice printed) when PostgreSQL is absent and not required.
+/// A fresh database and a server on it for one test, with a client for a user. The suites
+/// that use it are enabled only where PostgreSQL is (`TestPostgres.isAvailable`).
 struct SyncFixture {
     let databaseURL: String
     let server: TestSyncServer
@@ -14,8 +14,8 @@ struct SyncFixture {
 
     static func start(
         configure: (inout SyncServerConfiguration) -> Void = { _ in }
-    ) async throws -> SyncFixture? {
-        guard let url = try await TestPostgres.shared.makeDatabase() else { return nil }
+    ) async throws -> SyncFixture {
+        let url = try await TestPostgres.shared.makeDatabase()
         var configuration = TestSyncServer.configuration(databaseURL: url)
         configure(&configuration)
         let server = try await TestSyncServer.start(configuration: configuration)
@@ -33,12 +33,12 @@ struct SyncFixture {
     }
 }
 
-/// Runs `body` with a fixture, stopping its server afterwards; does nothing when skipped.
+/// Runs `body` with a fixture, stopping its server afterwards.
 func withSyncServer(
     configure: (inout SyncServerConfiguration) -> Void = { _ in },
     _ body: (SyncFixture) async throws -> Void
 ) async throws {
-    guard let fixture = try await SyncFixture.start(configure: configure) else { return }
+    let fixture = try await SyncFixture.start(configure: configure)
     do {
         try await body(fixture)
     } catch {

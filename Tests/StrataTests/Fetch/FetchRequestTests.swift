@@ -335,8 +335,17 @@ import Testing
         #expect(try library.titles(NSPredicate(format: "title == %@", "x' OR 1=1 --")).isEmpty)
         #expect(throws: NSError.self) { try library.titles(NSPredicate(format: "%K == 1", "title; DROP TABLE ZVOLUME")) }
         #expect(try library.titles().count == 8, "the table is still there")
-        #expect(throws: (any Error).self) { try library.titles(NSPredicate(format: "title ==")) }
-        #expect(throws: (any Error).self) { try NSPredicate.parse(format: "title == 'unterminated") }
+        // A malformed format reaches the fetch as its syntax error (DEVIATIONS.md: Apple's raises
+        // at `NSPredicate(format:)`), naming where the parser stopped and what it wanted.
+        let fetchError = try #require(throws: PredicateSyntaxError.self) {
+            try library.titles(NSPredicate(format: "title =="))
+        }
+        #expect(fetchError.offset == 8 && fetchError.expected == "an expression" && fetchError.found.isEmpty)
+        let syntaxError = try #require(throws: PredicateSyntaxError.self) {
+            try NSPredicate.parse(format: "title == 'unterminated")
+        }
+        #expect(syntaxError.offset == 9)
+        #expect(syntaxError.description.contains("offset 9"))
     }
 
     /// A comparison SQL cannot run is named in the error, with its key path and operator (the

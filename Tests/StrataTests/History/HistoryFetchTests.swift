@@ -32,8 +32,16 @@ extension HistoryTests {
             #expect(try stack.transactions(after: all[0].token).map(\.transactionNumber) == [2, 3])
             let afterTransaction = try stack.history(NSPersistentHistoryChangeRequest.fetchHistory(after: all[1]))
             #expect((afterTransaction as? [NSPersistentHistoryTransaction])?.map(\.transactionNumber) == [3])
-            let afterDate = try stack.history(NSPersistentHistoryChangeRequest.fetchHistory(after: all[1].timestamp))
-            #expect((afterDate as? [NSPersistentHistoryTransaction])?.allSatisfy { $0.timestamp > all[1].timestamp } == true)
+            // After a date: exactly the transactions stamped later (none are left out, whatever
+            // the clock's resolution put in the same instant), and all three after a time before them.
+            for date in [all[1].timestamp, all[0].timestamp.addingTimeInterval(-1)] {
+                let afterDate = try stack.history(NSPersistentHistoryChangeRequest.fetchHistory(after: date))
+                let expected = all.filter { $0.timestamp > date }.map(\.transactionNumber)
+                #expect((afterDate as? [NSPersistentHistoryTransaction])?.map(\.transactionNumber) == expected)
+            }
+            let beforeAll = try stack.history(
+                NSPersistentHistoryChangeRequest.fetchHistory(after: all[0].timestamp.addingTimeInterval(-1)))
+            #expect((beforeAll as? [NSPersistentHistoryTransaction])?.map(\.transactionNumber) == [1, 2, 3])
             let current = try #require(stack.coordinator.currentPersistentHistoryToken(fromStores: nil))
             #expect(current == all[2].token)
             #expect(try stack.transactions(after: current).isEmpty)

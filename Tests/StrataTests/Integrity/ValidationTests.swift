@@ -18,12 +18,26 @@ import Testing
         }
     }
 
-    /// Saves a new specimen, valid but for `change`, and expects the save to succeed.
+    /// Saves a new specimen, valid but for `change`, expects the save to succeed, and reads the
+    /// specimen back in another context: every attribute holds the value that was saved.
     private func expectSaves(after change: (Specimen) -> Void) throws {
         let context = try F.context()
-        try context.performAndWait {
-            change(F.validSpecimen(in: context))
+        let (objectID, saved) = try context.performAndWait {
+            let specimen = F.validSpecimen(in: context)
+            change(specimen)
             try context.save()
+            let values = specimen.entity.attributesByName.keys.map { ($0, specimen.value(forKey: $0) as? NSObject) }
+            return (specimen.objectID, Dictionary(uniqueKeysWithValues: values))
+        }
+        #expect(!objectID.isTemporaryID)
+        let reader = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        reader.persistentStoreCoordinator = context.persistentStoreCoordinator
+        try reader.performAndWait {
+            let stored = try reader.existingObject(with: objectID)
+            for (key, value) in saved {
+                #expect(stored.value(forKey: key) as? NSObject == value, "\(key)")
+            }
+            #expect(stored.mutableSetValue(forKey: "tags").count == 2)
         }
     }
 

@@ -105,11 +105,13 @@ extension ObjectGraphTests {
                 firstNovel.title = "First"
                 try first.save()
             }
-            second.performAndWait {
+            try second.performAndWait {
                 secondNovel.title = "Second"
                 let author = Author(context: second)
                 author.name = "Inserted in the failing save"
-                #expect(throws: (any Error).self) { try second.save() }
+                let error = try #require(throws: NSError.self) { try second.save() }
+                #expect(error.domain == NSCocoaErrorDomain)
+                #expect(error.code == NSManagedObjectMergeError)
             }
             try stack.close()
 
