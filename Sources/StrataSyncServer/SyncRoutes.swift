@@ -72,10 +72,12 @@ struct SyncRoutes {
         v1.get("zones/:zone/changes") { request, context in
             let parameters = request.uri.queryParameters
             let since = parameters.get("since").flatMap { $0.isEmpty ? nil : String($0) }
+            let wait = try integer("wait", parameters.get("wait"), in: 0...store.configuration.maxWaitSeconds)
+            if let wait, wait > 0 { context.logger.debug("A long poll of up to \(wait) s") }
             return try await store.changes(
                 owner: try context.requireUser(), zoneName: try zoneName(context), since: since,
                 limit: try integer("limit", parameters.get("limit"), in: 1...Int.max),
-                wait: try integer("wait", parameters.get("wait"), in: 0...store.configuration.maxWaitSeconds),
+                wait: wait,
                 // An empty `client` is no client ID (400), not one left out.
                 requester: parameters.get("client").map { String($0) })
         }

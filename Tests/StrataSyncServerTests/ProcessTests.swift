@@ -10,12 +10,14 @@ struct ProcessTests {
     @Test("SIGTERM ends the server cleanly (status 0), answering a long poll under way")
     func gracefulShutdown() async throws {
         let url = try await TestPostgres.shared.makeDatabase()
-        let server = try await SyncServerProcess.start(databaseURL: url)
+        // At debug level the server logs each long poll it receives: the event this test waits
+        // for before the signal.
+        let server = try await SyncServerProcess.start(databaseURL: url, extraArguments: ["--log-level", "debug"])
         let client = SyncTestClient(base: server.url, token: try await TestTokens.token(for: "alice"))
         try await client.createZone()
         let token = try await client.pullAll().token
         async let poll = client.changes(since: token, wait: 30)
-        try await Task.sleep(for: .milliseconds(500))
+        #expect(await server.waitForLog(containing: "A long poll of up to 30 s"), "\(server.log)")
         let started = ContinuousClock.now
         server.signal(SIGTERM)
         let reply = try await poll

@@ -136,6 +136,24 @@ extension SyncClientTests {
         return try context.fetch(request).first
     }
 
+    /// Waits for `condition` to hold, checking it every 20 ms: true when it does, false after
+    /// `seconds` (a bound generous enough for a busy machine; the tests wait for events, not
+    /// for a time).
+    static func eventually(seconds: Double = 60, _ condition: () throws -> Bool) async throws -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if try condition() { return true }
+            try await Task.sleep(nanoseconds: 20_000_000)
+        }
+        return try condition()
+    }
+
+    /// Whether the container's store has pulled from the server at least once.
+    static func hasImported(_ container: NSPersistentCloudKitContainer) throws -> Bool {
+        let store = try #require(container.persistentStoreCoordinator.persistentStores.first)
+        return container.syncStatus(for: store)?.lastImport != nil
+    }
+
     static func count(_ entity: String, in container: NSPersistentContainer) throws -> Int {
         let context = container.newBackgroundContext()
         return try context.performAndWait { try context.count(for: NSFetchRequest<NSManagedObject>(entityName: entity)) }

@@ -86,6 +86,16 @@ final class SyncServerProcess: Sendable {
         kill(process.processIdentifier, signal)
     }
 
+    /// Waits until the server's log contains `text` (an event it logs); false after `seconds`.
+    func waitForLog(containing text: String, seconds: Double = 60) async -> Bool {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while !log.contains(text) {
+            guard ContinuousClock.now < deadline else { return false }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return true
+    }
+
     /// Waits for the process to end; its exit status (nil if it did not end within `seconds`).
     func waitForExit(seconds: Double = 30) async -> Int32? {
         let deadline = ContinuousClock.now + .seconds(seconds)
