@@ -15,6 +15,9 @@ public let NSStoreUUIDKey = "NSStoreUUID"
 public let NSReadOnlyPersistentStoreOption = "NSReadOnlyPersistentStoreOption"
 /// Option: a dictionary of SQLite pragmas (name → value) to run on every connection.
 public let NSSQLitePragmasOption = "NSSQLitePragmasOption"
+/// Option: how long, in seconds (an `NSNumber`), the store waits for another connection's
+/// lock on its file before the operation fails (`NSPersistentStoreTimeoutError` when opening).
+public let NSPersistentStoreTimeoutOption = "NSPersistentStoreTimeoutOption"
 /// Option: record persistent history.
 public let NSPersistentHistoryTrackingKey = "NSPersistentHistoryTracking"
 /// Option: migrate a store of an older model version automatically.

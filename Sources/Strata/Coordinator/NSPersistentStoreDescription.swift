@@ -22,8 +22,12 @@ open class NSPersistentStoreDescription: NSObject, NSCopying, @unchecked Sendabl
         get { (options[NSReadOnlyPersistentStoreOption] as? NSNumber)?.boolValue ?? false }
         set { options[NSReadOnlyPersistentStoreOption] = NSNumber(value: newValue) }
     }
-    /// How long to wait for the store's lock, in seconds.
-    open var timeout: TimeInterval = 240
+    /// How long to wait for the store's lock, in seconds: `NSPersistentStoreTimeoutOption` in
+    /// `options` (240 until set).
+    open var timeout: TimeInterval {
+        get { (options[NSPersistentStoreTimeoutOption] as? NSNumber)?.doubleValue ?? 240 }
+        set { options[NSPersistentStoreTimeoutOption] = NSNumber(value: newValue) }
+    }
     /// SQLite pragmas run on every connection of the store.
     open private(set) var sqlitePragmas: [String: NSObject] = [:]
     /// Whether `loadPersistentStores` adds the store on another thread.
@@ -67,7 +71,6 @@ open class NSPersistentStoreDescription: NSObject, NSCopying, @unchecked Sendabl
         copy.configuration = configuration
         copy.url = url
         copy.options = options
-        copy.timeout = timeout
         copy.sqlitePragmas = sqlitePragmas
         copy.shouldAddStoreAsynchronously = shouldAddStoreAsynchronously
         copy.shouldMigrateStoreAutomatically = shouldMigrateStoreAutomatically

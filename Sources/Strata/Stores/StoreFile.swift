@@ -126,6 +126,12 @@ enum StoreFile {
                     NSManagedObjectConstraintMergeError,
                     "A uniqueness constraint of \(path) was violated: \(error.message ?? "")",
                     userInfo: info.merging(["conflictList": [NSConstraintConflict]()]) { a, _ in a })
+            case .SQLITE_BUSY where fallback == NSPersistentStoreOpenError:
+                // Another connection kept its lock past the store's timeout.
+                throw CoreDataError.make(
+                    NSPersistentStoreTimeoutError,
+                    "The store at \(path) stayed locked by another connection past its timeout (NSPersistentStoreTimeoutOption).",
+                    userInfo: info)
             case .SQLITE_FULL:
                 throw CoreDataError.make(
                     CocoaError.Code.fileWriteOutOfSpace.rawValue, "The disk holding \(path) is full.", userInfo: info)

@@ -30,7 +30,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
             if exists { try StoreFile.requireSQLiteHeader(url) }
             if exists && !isReadOnly { try migrateOnOwnConnection(url, model: model, mapping: mapping) }
         }
-        let database = try StoreFile.translatingSQLiteErrors(url) { try openDatabase(at: url) }
+        let database = try StoreFile.translatingSQLiteErrors(url, code: NSPersistentStoreOpenError) { try openDatabase(at: url) }
         do {
             let existing = try database.read { db in try Self.readMetadata(db) }
             if let existing {
@@ -159,7 +159,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     /// On one connection a failure changes nothing, and a migration leaves the migrated store
     /// whole in its file.
     private func migrateOnOwnConnection(_ url: URL, model: NSManagedObjectModel, mapping: SQLiteStoreMapping) throws {
-        let queue = try StoreFile.translatingSQLiteErrors(url) {
+        let queue = try StoreFile.translatingSQLiteErrors(url, code: NSPersistentStoreOpenError) {
             try DatabaseQueue(path: url.path, configuration: connectionConfiguration())
         }
         defer { try? queue.close() }
@@ -184,7 +184,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     private func connectionConfiguration() -> Configuration {
         var configuration = Configuration()
         configuration.readonly = isReadOnly
-        configuration.busyMode = .timeout(10)
+        configuration.busyMode = .timeout(lockTimeout)
         let pragmas = self.pragmas
         let readOnlyStore = isReadOnly
         configuration.prepareDatabase { db in
@@ -200,6 +200,20 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
             }
         }
         return configuration
+    }
+
+    /// How long a connection waits for another's lock on the file: `NSPersistentStoreTimeoutOption`
+    /// when given (a number of seconds), else 10 seconds.
+    private var lockTimeout: TimeInterval {
+        let seconds: Double? =
+            switch options?[NSPersistentStoreTimeoutOption] {
+            case let value as Double: value
+            case let value as Int: Double(value)
+            case let value as NSNumber: value.doubleValue
+            default: nil
+            }
+        guard let seconds, seconds.isFinite, seconds >= 0 else { return 10 }
+        return seconds
     }
 
     /// The pragmas of `NSSQLitePragmasOption`, as SQL values.
