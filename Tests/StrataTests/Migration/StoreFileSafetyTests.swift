@@ -345,7 +345,8 @@ import Testing
             Issue.record("adding a locked store succeeded")
         } catch {
             Self.expectCoreDataError(
-                error, codes: [NSPersistentStoreOpenError, NSPersistentStoreTimeoutError, NSMigrationError, NSSQLiteError], sqlite: true, "add")
+                error, codes: [NSPersistentStoreOpenError, NSPersistentStoreTimeoutError, NSMigrationError, NSSQLiteError],
+                sqlite: true, "add")
         }
         let manager = NSMigrationManager(sourceModel: fixture.source, destinationModel: fixture.destination)
         do {
