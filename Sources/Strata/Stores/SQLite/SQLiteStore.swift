@@ -24,12 +24,17 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
 
     private func openFile(at url: URL, model: NSManagedObjectModel) throws {
         let mapping = SQLiteStoreMapping(model: model)
+        var firstConnection: DatabaseQueue?
         if !isInMemory {
             try prepareFileForOpening(url, model: model)
             let exists = try StoreFile.check(url, readOnly: isReadOnly)
             if exists { try StoreFile.requireSQLiteHeader(url) }
-            if exists && !isReadOnly { try migrateOnOwnConnection(url, model: model, mapping: mapping) }
+            if exists && !isReadOnly { firstConnection = try migrateOnOwnConnection(url, model: model, mapping: mapping) }
         }
+        // The first connection closes once the store's own are open: were it the last to close,
+        // SQLite would remove the WAL, and GRDB's pool would write a transaction of its own (two
+        // more syncs) to have one again.
+        defer { try? firstConnection?.close() }
         let database = try StoreFile.translatingSQLiteErrors(url, code: NSPersistentStoreOpenError) { try openDatabase(at: url) }
         do {
             let existing = try database.read { db in try Self.readMetadata(db) }
@@ -157,12 +162,24 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     /// pool's first writer writes a transaction of its own into a WAL that is missing or
     /// empty, so a migration (or an open) that failed after it would leave the file changed.
     /// On one connection a failure changes nothing, and a migration leaves the migrated store
-    /// whole in its file.
-    private func migrateOnOwnConnection(_ url: URL, model: NSManagedObjectModel, mapping: SQLiteStoreMapping) throws {
+    /// whole in its file. Returns the connection, open, for the caller to close once the store's
+    /// own connections are open (closed here when it fails).
+    private func migrateOnOwnConnection(
+        _ url: URL, model: NSManagedObjectModel, mapping: SQLiteStoreMapping
+    ) throws -> DatabaseQueue {
         let queue = try StoreFile.translatingSQLiteErrors(url, code: NSPersistentStoreOpenError) {
             try DatabaseQueue(path: url.path, configuration: connectionConfiguration())
         }
-        defer { try? queue.close() }
+        do {
+            try migrate(on: queue, model: model, mapping: mapping)
+            return queue
+        } catch {
+            try? queue.close()
+            throw error
+        }
+    }
+
+    private func migrate(on queue: DatabaseQueue, model: NSManagedObjectModel, mapping: SQLiteStoreMapping) throws {
         guard let existing = try queue.read({ db in try Self.readMetadata(db) }) else { return }
         // In WAL mode a commit need not reach the disk by itself here: the checkpoint that ends
         // a migration syncs the WAL, then the main file, before the store opens (as the pool's

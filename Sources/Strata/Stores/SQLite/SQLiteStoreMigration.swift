@@ -62,8 +62,10 @@ extension SQLiteStore {
                 NSMigrationError, "An error occurred during persistent store migration: \(error.message ?? "\(error)").",
                 userInfo: [NSURLErrorKey: url as Any, NSUnderlyingErrorKey: StoreFile.sqliteError(error)])
         }
-        // The migrated store whole in its main file, as after Apple's migration.
-        _ = try? database.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
+        // The migrated store whole in its main file, as after Apple's migration. (`restart`, not
+        // `truncate`: the WAL keeps its length, so that the pool opening next finds one and does
+        // not write a transaction of its own to make it.)
+        _ = try? database.writeWithoutTransaction { db in try db.checkpoint(.restart) }
         return updated
     }
 
