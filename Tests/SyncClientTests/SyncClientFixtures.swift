@@ -17,7 +17,7 @@ extension SyncClientTests {
         let token: String
         let user: String
 
-        private init(server: TestSyncServer, token: String, user: String) {
+        init(server: TestSyncServer, token: String, user: String) {
             self.server = server
             self.token = token
             self.user = user
@@ -68,7 +68,8 @@ extension SyncClientTests {
     /// A container on the store file, syncing with the backend when given (on its own when
     /// `automatic`, else only on `syncNow()`), its pulls waiting `longPoll` seconds.
     static func container(
-        at url: URL, backend: Backend?, serverURL: URL? = nil, automatic: Bool = false, longPoll: Int = 5
+        at url: URL, backend: Backend?, serverURL: URL? = nil, automatic: Bool = false, longPoll: Int = 5,
+        tokenProvider: (@Sendable () async throws -> String)? = nil
     ) throws -> HabitsContainer {
         let container = HabitsContainer(name: "Habits", managedObjectModel: model)
         let description = NSPersistentStoreDescription(url: url)
@@ -77,7 +78,7 @@ extension SyncClientTests {
         if let backend {
             let options = NSPersistentCloudKitContainerOptions(containerIdentifier: containerIdentifier)
             options.serverURL = serverURL ?? backend.url
-            options.useStaticToken(backend.token)
+            if let tokenProvider { options.tokenProvider = tokenProvider } else { options.useStaticToken(backend.token) }
             options.syncsAutomatically = automatic
             options.longPollSeconds = longPoll
             description.cloudKitContainerOptions = options

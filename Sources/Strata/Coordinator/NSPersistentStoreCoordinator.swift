@@ -346,6 +346,7 @@ open class NSPersistentStoreCoordinator: NSObject, ObjectStore, @unchecked Senda
             guard let store = object.store ?? defaultStore(for: object.entity) else {
                 throw noStore(for: object.entity)
             }
+            try requireHolds(store, object.entity)
             byStore[ObjectIdentifier(store), default: (store, [])].positions.append(position)
         }
         for (_, group) in byStore {
@@ -360,7 +361,10 @@ open class NSPersistentStoreCoordinator: NSObject, ObjectStore, @unchecked Senda
         // its entity (looked up once per run of one entity), a saved object's own.
         var lastDefault: (entity: ObjectIdentifier, store: NSPersistentStore)?
         func store(ofInsert change: RowChange) throws -> NSPersistentStore {
-            if !assignments.isEmpty, let assigned = assignments[change.objectID] { return assigned }
+            if !assignments.isEmpty, let assigned = assignments[change.objectID] {
+                try requireHolds(assigned, change.objectID.entity)
+                return assigned
+            }
             if let own = change.objectID.persistentStore { return own }
             let entity = change.objectID.entity
             if let last = lastDefault, last.entity == ObjectIdentifier(entity) { return last.store }
@@ -462,6 +466,17 @@ open class NSPersistentStoreCoordinator: NSObject, ObjectStore, @unchecked Senda
     /// The first store that holds the entity.
     func defaultStore(for entity: NSEntityDescription) -> NSPersistentStore? {
         persistentStores.first { $0.holds(entity) }
+    }
+
+    /// An object assigned to a store whose configuration does not include its entity (Apple's
+    /// `assign(_:to:)` raises; here the save fails, and nothing is written).
+    private func requireHolds(_ store: NSPersistentStore, _ entity: NSEntityDescription) throws {
+        guard !store.holds(entity) else { return }
+        throw CoreDataError.make(
+            NSPersistentStoreSaveError,
+            "Can't save a \(entity.name ?? "?") in the store of configuration \(store.configurationName), "
+                + "which does not include that entity.",
+            userInfo: [NSAffectedStoresErrorKey: [store]])
     }
 
     private func noStore(for entity: NSEntityDescription) -> NSError {
