@@ -17,9 +17,11 @@ enum DatabaseURL {
         let query = Dictionary(
             (components.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { _, last in last })
         let host = components.host ?? ""
+        // libpq takes `port=` among the parameters too, over the authority's.
+        let port = query["port"].flatMap { Int($0) } ?? components.port ?? 5432
         // libpq's `host=/dir` form: a Unix socket folder.
         if let socketFolder = query["host"], socketFolder.hasPrefix("/") {
-            let socket = "\(socketFolder)/.s.PGSQL.\(components.port ?? 5432)"
+            let socket = "\(socketFolder)/.s.PGSQL.\(port)"
             return .init(unixSocketPath: socket, username: username, password: password, database: database)
         }
         let tls: PostgresClient.Configuration.TLS
@@ -30,7 +32,7 @@ enum DatabaseURL {
         case let mode: throw SyncServerError.badConfiguration("Unknown sslmode \(mode) in DATABASE_URL.")
         }
         return .init(
-            host: host.isEmpty ? "127.0.0.1" : host, port: components.port ?? 5432, username: username,
+            host: host.isEmpty ? "127.0.0.1" : host, port: port, username: username,
             password: password, database: database, tls: tls)
     }
 
