@@ -19,6 +19,14 @@ enum CompiledModelDecoder {
         }
         var decoder = Decoding(archive: archive, file: file)
         try decoder.build(into: model)
+        // A compiled model is a model file compiled, and XML cannot hold most control
+        // characters: a text with one is damage, and would be written back as model XML that
+        // no reader takes.
+        if let text = XcodeModelWriter.textXMLCannotHold(in: model) {
+            throw ModelError(
+                .damagedCompiledModel(reason: "the text \(String(reflecting: text)) holds a character no model file can hold"),
+                file: file)
+        }
     }
 
     /// Fills `model` from the contents of a store's `Z_MODELCACHE` (raw DEFLATE of the archive).

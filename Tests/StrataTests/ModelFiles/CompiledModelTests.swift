@@ -213,6 +213,34 @@ struct CompiledModelTests {
         }
     }
 
+    /// A compiled model is a model file compiled, and XML holds no control character but tab
+    /// and line breaks: one that holds another is damaged, not a model written back as XML no
+    /// reader takes (found by fuzzing: Fuzz/Regressions/compiled-model).
+    @Test func textAModelFileCannotHoldIsDamage() throws {
+        let model = NSManagedObjectModel {
+            Entity("Note") {
+                Attribute("body", .transformableAttributeType)
+            }
+        }
+        model.entitiesByName["Note"]?.attributesByName["body"]?.valueTransformerName = "NSSecureUnarchiveFro\u{1}\u{0}"
+        let archive = CompiledModelEncoder.archive(model)
+        do {
+            try CompiledModelDecoder.read(archive, file: nil, into: NSManagedObjectModel())
+            Issue.record("a model holding U+0001 loaded")
+        } catch {
+            #expect(
+                error.kind
+                    == .damagedCompiledModel(
+                        reason: #"the text "NSSecureUnarchiveFro\u{01}\0" holds a character no model file can hold"#))
+        }
+        // Tabs and line breaks are text XML holds (as character references): the model loads and
+        // writes back as it was.
+        model.entitiesByName["Note"]?.attributesByName["body"]?.valueTransformerName = "Name\twith\nbreaks"
+        let loaded = NSManagedObjectModel()
+        try CompiledModelDecoder.read(CompiledModelEncoder.archive(model), file: nil, into: loaded)
+        #expect(try NSManagedObjectModel.load(xml: loaded.xcodeModelContents()).isEqual(loaded))
+    }
+
     // MARK: Stores
 
     @Test func storesCarryTheirModelInZModelCache() throws {
