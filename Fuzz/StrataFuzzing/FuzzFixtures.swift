@@ -101,6 +101,8 @@ enum FuzzFixtures {
             let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
             context.persistentStoreCoordinator = coordinator
             try context.performAndWait {
+                // Breaks the cycles of the objects' relationships once saved.
+                defer { context.reset() }
                 try fill(context)
                 try context.save()
             }

@@ -64,6 +64,16 @@ enum FuzzCheck {
         }
     }
 
+    /// A file must keep every byte: the finding names the first that changed.
+    static func requireUnchanged(_ url: URL, _ original: Data?, _ what: String) throws(FuzzFinding) {
+        let now = FileManager.default.contents(atPath: url.path)
+        guard now != original else { return }
+        guard let now, let original else { throw FuzzFinding("\(what) was \(now == nil ? "removed" : "made")") }
+        let offset =
+            zip(now, original).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(now.count, original.count)
+        throw FuzzFinding("\(what) was changed, from byte \(offset) (\(original.count) bytes, now \(now.count))")
+    }
+
     static func require(_ condition: Bool, _ message: @autoclosure () -> String) throws(FuzzFinding) {
         if !condition { throw FuzzFinding(message()) }
     }

@@ -83,10 +83,10 @@ enum MappingModelFuzzing {
             try FuzzCheck.requireCocoaError(error, "migrateStore")
             try FuzzCheck.require(
                 !FileManager.default.fileExists(atPath: destination.path), "a failed migration left its destination store")
-            try FuzzCheck.require(FileManager.default.bytes(of: source) == original, "a migration changed its source store")
+            try FuzzCheck.requireUnchanged(source, original, "the source store of a migration")
             return .refused
         }
-        try FuzzCheck.require(FileManager.default.bytes(of: source) == original, "a migration changed its source store")
+        try FuzzCheck.requireUnchanged(source, original, "the source store of a migration")
         return .taken
     }
 }

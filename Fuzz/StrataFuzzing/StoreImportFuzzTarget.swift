@@ -35,7 +35,7 @@ extension FuzzTarget {
             outcome = .taken
         } catch {
             try StoreImportFuzzing.requireToolError(error)
-            try FuzzCheck.require(FileManager.default.bytes(of: existing) == original, "a failed import changed the store")
+            try FuzzCheck.requireUnchanged(existing, original, "a store a failed import was to change")
         }
         return outcome
     }
