@@ -20,6 +20,8 @@ import Foundation
 public enum SyncPaths {
     /// The zone Apple's mirroring uses; Strata's client uses it too unless told otherwise.
     public static let defaultZone = "com.apple.coredata.cloudkit.zone"
+    /// The longest long poll, in seconds: a pull's `wait=` past it answers 400.
+    public static let longestWait = 60
     public static let health = "/health"
     public static let zones = "/v1/zones"
     public static func zone(_ name: String) -> String { "/v1/zones/\(escape(name))" }
@@ -63,6 +65,15 @@ public struct ChangeBatch: Hashable, Sendable, Codable {
         self.batchSequence = batchSequence
         self.modelHash = modelHash
         self.changes = changes
+    }
+
+    /// As synthesized, except that `modelHash` is absent or a string, never `null`, as the
+    /// wire format has it.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        batchSequence = try container.decode(Int64.self, forKey: .batchSequence)
+        modelHash = container.contains(.modelHash) ? try container.decode(String.self, forKey: .modelHash) : nil
+        changes = try container.decode([RecordChange].self, forKey: .changes)
     }
 }
 

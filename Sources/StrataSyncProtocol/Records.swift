@@ -204,6 +204,19 @@ public struct RecordChange: Hashable, Sendable, Codable {
         self.clocks = clocks
         self.deleteClock = deleteClock
     }
+
+    /// As synthesized, except that `deleteClock` is absent or a clock, never `null`: the wire
+    /// format (Documentation/sync-openapi.yaml) has no null there, and the writers leave it out.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        recordType = try container.decode(String.self, forKey: .recordType)
+        recordName = try container.decode(String.self, forKey: .recordName)
+        operation = try container.decode(Operation.self, forKey: .operation)
+        fields = try container.decode([String: FieldValue].self, forKey: .fields)
+        clocks = try container.decode([String: HybridLogicalClock].self, forKey: .clocks)
+        deleteClock =
+            container.contains(.deleteClock) ? try container.decode(HybridLogicalClock.self, forKey: .deleteClock) : nil
+    }
 }
 
 /// A record as the server keeps it after merging every push: the winning value and clock of

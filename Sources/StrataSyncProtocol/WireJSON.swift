@@ -597,7 +597,8 @@ public enum WireJSON {
                     operation = read
                 case "fields": fields = try reader.fields()
                 case "clocks": clocks = try reader.clocks()
-                case "deleteClock": deleteClock = try reader.optionalClock()
+                // Never null in a change (`RecordChange.init(from:)` refuses it too).
+                case "deleteClock": deleteClock = try reader.clock()
                 default: try reader.skipValue()
                 }
             }
@@ -614,7 +615,7 @@ public enum WireJSON {
             try keyedObject { reader, key in
                 switch key {
                 case "batchSequence": sequence = try reader.int64()
-                case "modelHash": hash = try reader.optionalString()
+                case "modelHash": hash = try reader.string()
                 case "changes":
                     var read: [RecordChange] = []
                     try reader.array { reader in read.append(try reader.recordChange()) }

@@ -75,12 +75,15 @@ struct StoredRecord: Sendable, Equatable {
         return writer
     }
 
-    /// The record as pulls and queries answer with it; the delete clock only on tombstones,
-    /// where it is the delete the client must apply.
+    /// The record as pulls and queries answer with it, with the clock of its newest delete: on
+    /// a tombstone, the delete the client must apply; on a record that came back after a
+    /// delete (fields written later), what the delete outdated, so that a client drops the
+    /// links to the record made before it (their link records may never have been deleted:
+    /// the deleting client did not know them).
     var state: RecordState {
         RecordState(
             recordType: recordType, recordName: recordName, fields: fields, clocks: clocks, deleted: deleted,
-            deleteClock: deleted ? deleteClock : nil, serverSequence: serverSequence, changedBy: changedBy)
+            deleteClock: deleteClock, serverSequence: serverSequence, changedBy: changedBy)
     }
 }
 

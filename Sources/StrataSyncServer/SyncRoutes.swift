@@ -74,8 +74,10 @@ struct SyncRoutes {
             let since = parameters.get("since").flatMap { $0.isEmpty ? nil : String($0) }
             return try await store.changes(
                 owner: try context.requireUser(), zoneName: try zoneName(context), since: since,
-                limit: try integer("limit", parameters.get("limit")), wait: try integer("wait", parameters.get("wait")),
-                requester: parameters.get("client").flatMap { $0.isEmpty ? nil : String($0) })
+                limit: try integer("limit", parameters.get("limit"), in: 1...Int.max),
+                wait: try integer("wait", parameters.get("wait"), in: 0...store.configuration.maxWaitSeconds),
+                // An empty `client` is no client ID (400), not one left out.
+                requester: parameters.get("client").map { String($0) })
         }
         v1.post("zones/:zone/query") { request, context in
             let query = try await decode(QueryRequest.self, from: request)
@@ -101,9 +103,15 @@ struct SyncRoutes {
         try RequestValidation.zoneName(context.parameters.get("zone") ?? "")
     }
 
-    private func integer(_ name: String, _ text: String?) throws -> Int? {
-        guard let text, !text.isEmpty else { return nil }
-        guard let value = Int(text), value >= 0 else { throw SyncError.badRequest("\(name) must be a whole number ≥ 0.") }
+    /// A whole number of the query, nil when absent; 400 for anything else (an empty value
+    /// too) and outside `range` (the document's `minimum` and `maximum`), rather than a value
+    /// quietly moved into it.
+    private func integer(_ name: String, _ text: String?, in range: ClosedRange<Int>) throws -> Int? {
+        guard let text else { return nil }
+        guard let value = Int(text), range.contains(value) else {
+            let bounds = range.upperBound == Int.max ? "≥ \(range.lowerBound)" : "from \(range.lowerBound) to \(range.upperBound)"
+            throw SyncError.badRequest("\(name) must be a whole number \(bounds).")
+        }
         return value
     }
 

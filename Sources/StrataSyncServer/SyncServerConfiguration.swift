@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import StrataSyncProtocol
 
 /// Everything a `strata-sync` instance is told at start: where its database is, where it
 /// listens, which tokens it trusts and the limits it enforces. The executable fills it from
@@ -28,8 +29,8 @@ public struct SyncServerConfiguration: Sendable {
     /// Requests per second each user may make on this instance (with bursts of as many);
     /// 0 switches the limit off. Counted per instance: see DEVIATIONS.md.
     public var rateLimit: Double = 50
-    /// The longest long poll (`wait=`), in seconds.
-    public var maxWaitSeconds: Int = 60
+    /// The longest long poll (`wait=`), in seconds; a longer one answers 400.
+    public var maxWaitSeconds: Int = SyncPaths.longestWait
     /// Tombstones older than this are purged and the zone's tombstone horizon moves past
     /// them: a client that has not pulled for this long resyncs.
     public var tombstoneRetention: Duration = .seconds(30 * 24 * 3600)

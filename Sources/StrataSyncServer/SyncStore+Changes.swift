@@ -86,7 +86,7 @@ extension SyncStore {
             """
             SELECT server_seq, jsonb_strip_nulls(jsonb_build_object(
                 'recordType', record_type, 'recordName', record_name, 'fields', fields, 'clocks', clocks,
-                'deleted', deleted, 'deleteClock', CASE WHEN deleted THEN delete_clock END,
+                'deleted', deleted, 'deleteClock', delete_clock,
                 'serverSequence', server_seq, 'changedBy', changed_by))::text
             FROM (
                 SELECT * FROM records WHERE zone_id = \(zone.id) AND server_seq > \(since)

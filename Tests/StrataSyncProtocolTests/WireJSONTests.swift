@@ -190,6 +190,33 @@ struct WireJSONTests {
         #expect(try WireJSON.decodePushRequest(from: push) == PushRequest(clientID: "a", batches: []))
     }
 
+    @Test("a change's deleteClock and a batch's modelHash are left out or given, never null, for both readers")
+    func noNulls() throws {
+        let change = #""recordType":"CD_T","recordName":"n","operation":"delete","fields":{},"clocks":{}"#
+        func push(_ batch: String) -> String { #"{"clientID":"c","batches":[{"batchSequence":1,\#(batch)}]}"# }
+        let given = push(#""modelHash":"h","changes":[{\#(change),"deleteClock":"5-0-c"}]"#)
+        let expected = PushRequest(
+            clientID: "c",
+            batches: [
+                ChangeBatch(
+                    batchSequence: 1, modelHash: "h",
+                    changes: [
+                        RecordChange(
+                            recordType: "CD_T", recordName: "n", operation: .delete,
+                            deleteClock: HybridLogicalClock(wallMilliseconds: 5, counter: 0, node: "c"))
+                    ])
+            ])
+        #expect(try JSONDecoder().decode(PushRequest.self, from: Data(given.utf8)) == expected)
+        #expect(WireJSON.fastDecode(Data(given.utf8)) { try $0.pushRequest() } == expected)
+        let leftOut = push(#""changes":[{\#(change)}]"#)
+        #expect(try WireJSON.decodePushRequest(from: Data(leftOut.utf8)).batches[0].changes[0].deleteClock == nil)
+        for null in [push(#""changes":[{\#(change),"deleteClock":null}]"#), push(#""modelHash":null,"changes":[]"#)] {
+            #expect(throws: DecodingError.self, "\(null)") { try JSONDecoder().decode(PushRequest.self, from: Data(null.utf8)) }
+            #expect(WireJSON.fastDecode(Data(null.utf8)) { try $0.pushRequest() } == nil, "\(null)")
+            #expect(throws: DecodingError.self, "\(null)") { try WireJSON.decodePushRequest(from: Data(null.utf8)) }
+        }
+    }
+
     @Test("forms the fast reader leaves to JSONDecoder, and what neither takes")
     func fallbacks() throws {
         // `value` before `type` (JSONEncoder writes either order): read once the type is known.

@@ -144,6 +144,29 @@ extension SyncClientTests {
             b.stopSyncing()
         }
 
+        /// The server refuses a `wait` past its 60 seconds (issue 33): the client asks for 60.
+        @Test func aLongPollPastTheServersLongestWaitStillSyncs() async throws {
+            guard let backend = try await Backend.start() else { return }
+            defer { Task { await backend.stop() } }
+            let a = try SyncClientTests.container(at: scratch.file("a.sqlite"), backend: backend, automatic: true, longPoll: 600)
+            let b = try SyncClientTests.container(at: scratch.file("b.sqlite"), backend: backend, automatic: true, longPoll: 600)
+            try await Task.sleep(nanoseconds: 500_000_000)
+            let start = Date()
+            try SyncClientTests.change(a) { context in
+                NSEntityDescription.insertNewObject(forEntityName: "Habit", into: context).setValue("Patient", forKey: "title")
+            }
+            var seen = false
+            while Date().timeIntervalSince(start) < 10, !seen {
+                seen = try SyncClientTests.count("Habit", in: b) == 1
+                if !seen { try await Task.sleep(nanoseconds: 20_000_000) }
+            }
+            #expect(seen)
+            let store = try #require(b.persistentStoreCoordinator.persistentStores.first)
+            #expect(b.syncStatus(for: store)?.lastError == nil)
+            a.stopSyncing()
+            b.stopSyncing()
+        }
+
         @Test func offlineEditsOnTwoStoresConvergeOnReconnect() async throws {
             guard let backend = try await Backend.start() else { return }
             defer { Task { await backend.stop() } }

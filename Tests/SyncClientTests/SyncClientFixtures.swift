@@ -66,9 +66,9 @@ extension SyncClientTests {
     static let containerIdentifier = "iCloud.org.strata.Habits"
 
     /// A container on the store file, syncing with the backend when given (on its own when
-    /// `automatic`, else only on `syncNow()`).
+    /// `automatic`, else only on `syncNow()`), its pulls waiting `longPoll` seconds.
     static func container(
-        at url: URL, backend: Backend?, serverURL: URL? = nil, automatic: Bool = false
+        at url: URL, backend: Backend?, serverURL: URL? = nil, automatic: Bool = false, longPoll: Int = 5
     ) throws -> HabitsContainer {
         let container = HabitsContainer(name: "Habits", managedObjectModel: model)
         let description = NSPersistentStoreDescription(url: url)
@@ -79,7 +79,7 @@ extension SyncClientTests {
             options.serverURL = serverURL ?? backend.url
             options.useStaticToken(backend.token)
             options.syncsAutomatically = automatic
-            options.longPollSeconds = 5
+            options.longPollSeconds = longPoll
             description.cloudKitContainerOptions = options
         }
         container.persistentStoreDescriptions = [description]

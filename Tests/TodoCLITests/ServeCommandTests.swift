@@ -8,7 +8,7 @@ import TodoKit
 
 /// `todo serve` as a person runs it: it prints its address, serves the page and the API, and
 /// stops cleanly on SIGINT or SIGTERM.
-@Suite("todo serve", .enabled(if: TodoProgram.executable != nil, "the built todo program is needed"))
+@Suite("todo serve", .enabled(if: TodoProgram.isAvailable, "the built todo program is needed"))
 struct ServeCommandTests {
     @Test("--port 0 --store: prints the address, serves; SIGINT stops it with the store closed and the to-do kept")
     func serveAndInterrupt() async throws {

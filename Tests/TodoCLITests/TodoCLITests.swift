@@ -3,7 +3,7 @@ import Testing
 import TodoKit
 
 /// The `todo` program end to end: each test runs the built executable on a store of its own.
-@Suite("todo command line", .enabled(if: TodoProgram.executable != nil, "the built todo program is needed"))
+@Suite("todo command line", .enabled(if: TodoProgram.isAvailable, "the built todo program is needed"))
 struct TodoCLITests {
     @Test("add, then list --json shows the to-do with its tags")
     func addAndList() throws {

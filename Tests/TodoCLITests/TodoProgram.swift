@@ -12,6 +12,12 @@ final class TodoProgram: @unchecked Sendable {
         let error: String
     }
 
+    /// Whether the command-line tests run: the program is built, or `STRATA_REQUIRE_CLI=1`
+    /// (set by CI) says it must be, so that they fail rather than skip.
+    static var isAvailable: Bool {
+        executable != nil || ProcessInfo.processInfo.environment["STRATA_REQUIRE_CLI"] == "1"
+    }
+
     /// The executable SwiftPM built beside the test runner (this target depends on it).
     static let executable: URL? = {
         let candidates = [Bundle.main.executableURL, CommandLine.arguments.first.map { URL(fileURLWithPath: $0) }]

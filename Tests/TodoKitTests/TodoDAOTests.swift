@@ -1,3 +1,4 @@
+import CoreData
 import Foundation
 import Testing
 import TodoKit
@@ -93,5 +94,37 @@ struct TodoDAOTests {
         #expect(try await store.tagDAO.find(id: home.id) == home)
         #expect(try await store.locationDAO.find(id: place.id) == nil)
         await #expect(throws: TodoKitError.todoNotFound(todo.id)) { try await store.todoDAO.delete(id: todo.id) }
+    }
+
+    /// Issue 33: marking a to-do done through `update` writes its completion and stamp only;
+    /// the title, tags and location it copies from the model keep their values and are not
+    /// written (history would name them, and sync would tell other devices of a write nobody
+    /// made). An update that changes nothing saves nothing.
+    @Test("update writes only the properties that changed", arguments: StoreKind.allCases)
+    func updateWritesOnlyWhatChanged(kind: StoreKind) async throws {
+        let store = try TestStore(kind)
+        let home = try await store.tagDAO.create(title: "home")
+        let place = LocationModel(latitude: 59.91, longitude: 10.75, placeName: "Oslo")
+        var todo = try await store.todoDAO.create(title: "Buy oat milk", tagIds: [home.id], location: place)
+        let before = try lastTransaction(in: store)
+        let unchanged = try await store.todoDAO.update(todo, at: Date(timeIntervalSinceReferenceDate: 500))
+        #expect(unchanged == todo)
+        #expect(try lastTransaction(in: store)?.transactionNumber == before?.transactionNumber)
+        todo.completedAt = Date(timeIntervalSinceReferenceDate: 600)
+        _ = try await store.todoDAO.update(todo, at: Date(timeIntervalSinceReferenceDate: 600))
+        let transaction = try #require(try lastTransaction(in: store))
+        let changes = transaction.changes ?? []
+        #expect(changes.count == 1)
+        let written = Set(changes.first?.updatedProperties?.map(\.name) ?? [])
+        #expect(written == ["completedAt", "updatedAt"])
+    }
+
+    private func lastTransaction(in store: TestStore) throws -> NSPersistentHistoryTransaction? {
+        let context = store.persistence.newTaskContext()
+        return try context.performAndWait {
+            let request = NSPersistentHistoryChangeRequest.fetchHistory(after: nil as NSPersistentHistoryToken?)
+            let result = try context.execute(request) as? NSPersistentHistoryResult
+            return (result?.result as? [NSPersistentHistoryTransaction])?.last
+        }
     }
 }

@@ -87,6 +87,9 @@ open class NSPersistentCloudKitContainer: NSPersistentContainer, @unchecked Send
             description.setOption(true as NSNumber, forKey: NSPersistentHistoryTrackingKey)
             if description.cloudKitContainerOptions != nil {
                 description.setOption(true as NSNumber, forKey: NSPersistentStoreRemoteChangeNotificationPostOptionKey)
+                // Updates keep the values before and after, so that the exporter tells a real
+                // change from a property written with the value it had (see `SyncExporter`).
+                description.setOption(true as NSNumber, forKey: StrataPersistentHistoryValuesKey)
             }
         }
         super.loadPersistentStores { [weak self] description, error in

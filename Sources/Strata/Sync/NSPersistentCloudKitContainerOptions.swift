@@ -24,7 +24,7 @@ open class NSPersistentCloudKitContainerOptions: NSObject, @unchecked Sendable {
     /// The zone the store's records go in: CloudKit's mirroring zone unless changed.
     open var zoneName: String = "com.apple.coredata.cloudkit.zone"
     /// How long a pull waits on the server for a change before asking again (a long poll),
-    /// in seconds.
+    /// in seconds; at most 60, the server's longest (a longer one waits 60).
     open var longPollSeconds: Int = 25
     /// Whether the container syncs by itself: at load, after each local save, and whenever
     /// the server has news (Strata, beyond Apple). A command-line program that calls

@@ -21,7 +21,12 @@ struct SyncExporter {
         var names: [NSManagedObjectID: String] = [:]
         var newNames: [(id: NSManagedObjectID, name: String, type: String)] = []
         var newlyNamed = Set<String>()
-        var clocks: [(record: String, field: String, clock: HybridLogicalClock)] = []
+        var clocks: [(record: String, field: String, clock: HybridLogicalClock, digest: String?)] = []
+        /// The digests of the values this run sends, by record and field.
+        var digests: [String: [String: String]] = [:]
+        /// The links the transaction being exported changed (each end's history names the
+        /// change; it is sent once).
+        var transactionLinks = Set<String>()
         /// Link changes by link name: the ends when added, nil when removed.
         var links: [String: (SyncRecordMapping.LinkEnd, SyncRecordMapping.LinkEnd)?] = [:]
         var forgotten: [String] = []
@@ -100,7 +105,9 @@ struct SyncExporter {
             for name in work.forgotten {
                 try db.execute(sql: "DELETE FROM \(SyncMetadata.recordTable) WHERE ZRECORDNAME = ?", arguments: [name])
             }
-            for (record, field, reading) in work.clocks { try SyncMetadata.setClock(reading, field: field, of: record, in: db) }
+            for (record, field, reading, digest) in work.clocks {
+                try SyncMetadata.setClock(reading, field: field, of: record, digest: digest, in: db)
+            }
             for (name, ends) in work.links {
                 if let (one, other) = ends {
                     try SyncMetadata.setLink(name, one, other, in: db)
@@ -128,7 +135,14 @@ struct SyncExporter {
         var order: [NSManagedObjectID] = []
         var inserted = Set<NSManagedObjectID>()
         var written: [NSManagedObjectID: Set<String>] = [:]
+        // The properties an update changed for certain: its history kept the values before and
+        // after (`StrataPersistentHistoryValuesKey`, which synced stores have) and they differ.
+        var changed: [NSManagedObjectID: Set<String>] = [:]
+        // The members each to-many relationship gained and lost in this transaction, when its
+        // history kept them.
+        var members: [NSManagedObjectID: [String: LinkDiff]] = [:]
         var deleted: [NSManagedObjectID] = []
+        work.transactionLinks = []
         for change in changes {
             let id = change.changedObjectID
             switch change.changeType {
@@ -138,7 +152,18 @@ struct SyncExporter {
                 written[id, default: []] = []
             case .update:
                 if written[id] == nil { order.append(id) }
-                written[id, default: []].formUnion(change.updatedProperties?.map(\.name) ?? [])
+                let names = change.updatedProperties?.map(\.name) ?? []
+                written[id, default: []].formUnion(names)
+                if let after = change.updatedValues, let before = change.previousValues {
+                    changed[id, default: []].formUnion(names.filter { !Self.sameValue(before[$0], after[$0]) })
+                    for property in change.updatedProperties ?? [] {
+                        guard let relationship = property as? NSRelationshipDescription, relationship.isToMany else { continue }
+                        let old = Set(before[relationship.name] as? [NSManagedObjectID] ?? [])
+                        let new = Set(after[relationship.name] as? [NSManagedObjectID] ?? [])
+                        members[id, default: [:]][relationship.name] = LinkDiff(
+                            added: new.subtracting(old), removed: old.subtracting(new))
+                    }
+                }
             case .delete:
                 deleted.append(id)
             }
@@ -147,8 +172,8 @@ struct SyncExporter {
         for id in order {
             guard let object = objects[id] else { continue }
             try exportObject(
-                object, properties: inserted.contains(id) ? nil : written[id] ?? [], context: context, clock: &clock,
-                work: &work)
+                object, properties: inserted.contains(id) ? nil : written[id] ?? [], changed: changed[id] ?? [],
+                members: members[id] ?? [:], context: context, clock: &clock, work: &work)
         }
         for id in deleted { try exportDelete(of: id, clock: &clock, work: &work) }
     }
@@ -176,53 +201,153 @@ struct SyncExporter {
     }
 
     /// An object's record change: every synced property when `properties` is nil (an insert),
-    /// else the ones named; many-to-many relationships as link changes.
+    /// else those of the ones named that a transaction changed for certain (`changed`), or
+    /// whose value differs from the value last sent or received for them; many-to-many
+    /// relationships as link changes.
+    ///
+    /// History names every property an update set, also to the value it had (as Apple's does),
+    /// and a DAO that copies a whole form onto its object sets them all. A field given a new
+    /// clock for an unchanged value would win over another device's real edit of it made
+    /// earlier but pushed later, and that edit would be lost everywhere. A value changed and
+    /// changed back between two exports is a change all the same when the history kept values
+    /// (it is the latest write of the field); without them it looks like none.
     private func exportObject(
-        _ object: NSManagedObject, properties: Set<String>?, context: NSManagedObjectContext, clock: inout SyncClock,
-        work: inout Work
+        _ object: NSManagedObject, properties: Set<String>?, changed: Set<String> = [],
+        members: [String: LinkDiff] = [:], context: NSManagedObjectContext, clock: inout SyncClock, work: inout Work
     ) throws {
         let entity = object.entity
         let recordName = try name(of: object.objectID, work: &work)
-        var fields: [String: FieldValue] = [:]
-        if properties == nil { fields[SyncRecordMapping.entityNameField] = .string(entity.name ?? "") }
+        let sent = properties == nil ? [:] : try sentDigests(of: recordName, work: work)
+        var fields: [String: (value: FieldValue, digest: String)] = [:]
+        func add(_ value: FieldValue, as field: String) {
+            let digest = SyncRecordMapping.digest(of: value)
+            if sent[field] != digest || changed.contains(String(field.dropFirst(3))) { fields[field] = (value, digest) }
+        }
+        if properties == nil { add(.string(entity.name ?? ""), as: SyncRecordMapping.entityNameField) }
         for attribute in SyncRecordMapping.syncedAttributes(of: entity)
         where properties?.contains(attribute.name) ?? true {
-            guard var value = SyncRecordMapping.fieldValue(object.value(forKey: attribute.name), of: attribute) else {
+            guard let value = SyncRecordMapping.fieldValue(object.value(forKey: attribute.name), of: attribute) else {
                 continue
             }
             if case .bytes(let data) = value, data.count > SyncRecordMapping.assetThreshold {
-                let sha = SHA256.hash(Array(data)).map { String(format: "%02x", $0) }.joined()
-                work.assets[sha] = data
-                value = .asset(AssetReference(sha256: sha, size: Int64(data.count)))
+                let sha = SyncRecordMapping.hexSHA256(data)
+                let field = SyncRecordMapping.field(of: attribute)
+                add(.asset(AssetReference(sha256: sha, size: Int64(data.count))), as: field)
+                if fields[field] != nil { work.assets[sha] = data }
+            } else {
+                add(value, as: SyncRecordMapping.field(of: attribute))
             }
-            fields[SyncRecordMapping.field(of: attribute)] = value
         }
         for relationship in SyncRecordMapping.syncedRelationships(of: entity)
         where properties?.contains(relationship.name) ?? true {
             switch SyncRecordMapping.form(of: relationship) {
             case .reference:
                 if let target = object.value(forKey: relationship.name) as? NSManagedObject {
-                    fields[SyncRecordMapping.field(of: relationship)] = .reference(try name(of: target.objectID, work: &work))
+                    add(.reference(try name(of: target.objectID, work: &work)), as: SyncRecordMapping.field(of: relationship))
                 } else {
-                    fields[SyncRecordMapping.field(of: relationship)] = .null
+                    add(.null, as: SyncRecordMapping.field(of: relationship))
                 }
             case .links:
-                try exportLinks(of: object, recordName: recordName, relationship: relationship, clock: &clock, work: &work)
+                if let diff = members[relationship.name] {
+                    try exportLinkChanges(
+                        diff, of: object, recordName: recordName, relationship: relationship, clock: &clock, work: &work)
+                } else {
+                    try exportLinks(of: object, recordName: recordName, relationship: relationship, clock: &clock, work: &work)
+                }
             case .carriedByInverse:
                 continue
             }
         }
         guard !fields.isEmpty else { return }
         var clocks: [String: HybridLogicalClock] = [:]
-        for field in fields.keys {
+        for (field, (_, digest)) in fields {
             let reading = clock.tick()
             clocks[field] = reading
-            work.clocks.append((recordName, field, reading))
+            work.clocks.append((recordName, field, reading, digest))
+            work.digests[recordName, default: [:]][field] = digest
         }
         append(
             RecordChange(
                 recordType: SyncRecordMapping.recordType(of: entity), recordName: recordName, operation: .upsert,
-                fields: fields, clocks: clocks), work: &work)
+                fields: fields.mapValues(\.value), clocks: clocks), work: &work)
+    }
+
+    /// Whether two values of a property, as history records them, are the same (to-many
+    /// members in any order).
+    static func sameValue(_ one: Any?, _ other: Any?) -> Bool {
+        let one = one is NSNull ? nil : one
+        let other = other is NSNull ? nil : other
+        guard let one, let other else { return one == nil && other == nil }
+        switch (one, other) {
+        case (let left as [NSManagedObjectID], let right as [NSManagedObjectID]): return Set(left) == Set(right)
+        case (let left as AnyHashable, let right as AnyHashable): return left == right
+        default: return false
+        }
+    }
+
+    /// The digests of the values last sent or received for a record's fields: this run's,
+    /// else the sync metadata's.
+    private func sentDigests(of recordName: String, work: Work) throws -> [String: String] {
+        var digests =
+            work.newlyNamed.contains(recordName)
+            ? [:] : try metadata.read { db in try SyncMetadata.digests(of: recordName, in: db) }
+        for (field, digest) in work.digests[recordName] ?? [:] { digests[field] = digest }
+        return digests
+    }
+
+    /// The members a to-many relationship gained and lost in one transaction.
+    struct LinkDiff {
+        var added: Set<NSManagedObjectID>
+        var removed: Set<NSManagedObjectID>
+    }
+
+    /// The link records a transaction added and removed, as its history tells them (members
+    /// before and after), each with the transaction's clock. The state of the object when the
+    /// export runs cannot tell them: a link removed and added again since the last export
+    /// would look unchanged, and its newer add would lose to another device's older removal.
+    private func exportLinkChanges(
+        _ diff: LinkDiff, of object: NSManagedObject, recordName: String, relationship: NSRelationshipDescription,
+        clock: inout SyncClock, work: inout Work
+    ) throws {
+        let end = SyncRecordMapping.LinkEnd(
+            entity: object.entity.name ?? "", recordName: recordName, relationship: relationship.name)
+        func otherEnd(_ id: NSManagedObjectID, named name: String) -> SyncRecordMapping.LinkEnd {
+            SyncRecordMapping.LinkEnd(
+                entity: id.entity.name ?? "", recordName: name, relationship: relationship.inverseRelationship?.name ?? "")
+        }
+        for id in diff.added.sorted(by: { $0.primaryKey < $1.primaryKey }) {
+            let other = otherEnd(id, named: try name(of: id, work: &work))
+            let name = SyncRecordMapping.linkRecordName(end, other)
+            guard work.transactionLinks.insert(name).inserted else { continue }
+            var clocks: [String: HybridLogicalClock] = [:]
+            let fields = SyncRecordMapping.linkFields(end, other)
+            for field in fields.keys {
+                let reading = clock.tick()
+                clocks[field] = reading
+                work.clocks.append((name, field, reading, nil))
+            }
+            work.links[name] = (end, other)
+            append(
+                RecordChange(
+                    recordType: SyncRecordMapping.linkRecordType, recordName: name, operation: .upsert, fields: fields,
+                    clocks: clocks), work: &work)
+        }
+        for id in diff.removed.sorted(by: { $0.primaryKey < $1.primaryKey }) {
+            // A member never synced has no link record to delete.
+            guard let otherName = try existingName(of: id, work: work) else { continue }
+            let name = SyncRecordMapping.linkRecordName(end, otherEnd(id, named: otherName))
+            guard work.transactionLinks.insert(name).inserted else { continue }
+            appendDelete(of: name, type: SyncRecordMapping.linkRecordType, clock: &clock, work: &work)
+            work.links[name] = .some(nil)
+        }
+    }
+
+    /// The record name an object has (this run's, or the sync metadata's), without giving one.
+    private func existingName(of id: NSManagedObjectID, work: Work) throws -> String? {
+        if let name = work.names[id] { return name }
+        return try metadata.read { db in
+            try SyncMetadata.recordName(entity: id.entity.name ?? "", primaryKey: id.primaryKey, in: db)
+        }
     }
 
     /// Link records added and removed since the links last known for one end.
@@ -264,7 +389,7 @@ struct SyncExporter {
             for field in fields.keys {
                 let reading = clock.tick()
                 clocks[field] = reading
-                work.clocks.append((name, field, reading))
+                work.clocks.append((name, field, reading, nil))
             }
             work.links[name] = (end, other)
             append(
@@ -301,7 +426,7 @@ struct SyncExporter {
 
     private func appendDelete(of recordName: String, type: String, clock: inout SyncClock, work: inout Work) {
         let reading = clock.tick()
-        work.clocks.append((recordName, Self.deletedField, reading))
+        work.clocks.append((recordName, Self.deletedField, reading, nil))
         append(RecordChange(recordType: type, recordName: recordName, operation: .delete, deleteClock: reading), work: &work)
     }
 

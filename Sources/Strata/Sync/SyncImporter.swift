@@ -51,6 +51,17 @@ struct SyncImporter {
             state.localClocks = try SyncMetadata.clocks(ofRecordsIn: names, in: db)
             state.objects = try SyncMetadata.objects(namedIn: names, in: db)
             state.known = Set(records.map(\.recordName))
+            // The newest deletes of the ends of the page's links, which outdate the links
+            // older than them.
+            let ends = records.compactMap { SyncRecordMapping.linkEnds(of: $0.fields) }.flatMap {
+                [$0.0.recordName, $0.1.recordName]
+            }
+            if !ends.isEmpty {
+                state.deletes = try SyncMetadata.deleteClocks(ofRecordsIn: SyncMetadata.jsonArray(ends), in: db)
+            }
+        }
+        for record in records where record.recordType != SyncRecordMapping.linkRecordType {
+            if let clock = record.deleteClock { state.noteDelete(clock, of: record.recordName) }
         }
         for record in records where record.recordType != SyncRecordMapping.linkRecordType {
             try applyObject(record, context: context, assets: assets, clock: &clock, state: &state)
@@ -63,7 +74,7 @@ struct SyncImporter {
                 try SyncMetadata.links(ofRecordsIn: SyncMetadata.jsonArray(state.created.map(\.name)), in: db)
             }
             for (name, object) in state.created {
-                try restoreLinks(known[name] ?? [], to: object, context: context, state: state)
+                try restoreLinks(known[name] ?? [], of: name, to: object, context: context, state: state)
             }
         }
         // References to records later in the page, now that every record of it has an object.
@@ -87,8 +98,8 @@ struct SyncImporter {
                     primaryKey: object.objectID.primaryKey, in: db)
             }
             for name in finalState.forgotten { try SyncMetadata.forgetRecord(name, in: db) }
-            for (record, field, reading) in finalState.clocks {
-                try SyncMetadata.setClock(reading, field: field, of: record, in: db)
+            for (record, field, reading, digest) in finalState.clocks {
+                try SyncMetadata.setClock(reading, field: field, of: record, digest: digest, in: db)
             }
             for (record, field) in finalState.droppedClocks {
                 try db.execute(
@@ -130,7 +141,8 @@ struct SyncImporter {
         var created: [(name: String, object: NSManagedObject)] = []
         var createdByName: [String: NSManagedObject] = [:]
         var forgotten: [String] = []
-        var clocks: [(record: String, field: String, clock: HybridLogicalClock)] = []
+        /// Clocks applied, with the digest of the value received (nil for deletions and links).
+        var clocks: [(record: String, field: String, clock: HybridLogicalClock, digest: String?)] = []
         var links: [String: (SyncRecordMapping.LinkEnd, SyncRecordMapping.LinkEnd)?] = [:]
         var droppedClocks: [(record: String, field: String)] = []
         var deferred: [RecordState] = []
@@ -144,6 +156,20 @@ struct SyncImporter {
         var localClocks: [String: [String: HybridLogicalClock]] = [:]
         var objects: [String: (entity: String, primaryKey: Int64)] = [:]
         var known = Set<String>()
+        /// The newest delete known of records: the page's records' and their links' ends'.
+        var deletes: [String: HybridLogicalClock] = [:]
+
+        mutating func noteDelete(_ clock: HybridLogicalClock, of recordName: String) {
+            if let known = deletes[recordName], known >= clock { return }
+            deletes[recordName] = clock
+        }
+
+        /// Whether a link whose newest clock is `newest` is older than a delete of one of
+        /// its ends: the delete won over it.
+        func isOutdated(linkClock newest: HybridLogicalClock?, ends: [String]) -> Bool {
+            guard let newest else { return false }
+            return ends.contains { deletes[$0].map { newest <= $0 } ?? false }
+        }
 
         /// The clocks this store has for a record's fields.
         func clocks(of recordName: String, metadata: SyncMetadata) throws -> [String: HybridLogicalClock] {
@@ -190,7 +216,7 @@ struct SyncImporter {
             if let existing { context.delete(existing) }
             state.forgotten.append(record.recordName)
             if let reading = record.deleteClock {
-                state.clocks.append((record.recordName, SyncExporter.deletedField, reading))
+                state.clocks.append((record.recordName, SyncExporter.deletedField, reading, nil))
             }
             state.applied += 1
             return
@@ -200,6 +226,14 @@ struct SyncImporter {
             !record.clocks.values.contains(where: { $0 > deletedHere })
         {
             return
+        }
+        // A record that came back after a delete this store had not heard of: the delete still
+        // won over the links to it made before it.
+        if let outdated = record.deleteClock, local[SyncExporter.deletedField].map({ $0 < outdated }) ?? true {
+            state.clocks.append((record.recordName, SyncExporter.deletedField, outdated, nil))
+            if let existing {
+                try dropLinks(of: existing, named: record.recordName, olderThan: outdated, context: context, state: &state)
+            }
         }
         let target: NSManagedObject
         if let existing {
@@ -219,6 +253,9 @@ struct SyncImporter {
             if !isNew, let localClock = local[field], let remoteClock, remoteClock <= localClock { continue }
             if !isNew, local[field] != nil, remoteClock == nil { continue }
             let name = String(field.dropFirst(3))
+            // The digest of the value as this store holds it, read back as the exporter reads
+            // it (an attribute's type may round a value the record carried more precisely).
+            let digest: String
             if let attribute = target.entity.attributesByName[name] {
                 var resolved = value
                 if case .asset(let reference) = value {
@@ -231,6 +268,8 @@ struct SyncImporter {
                 }
                 guard let converted = SyncRecordMapping.attributeValue(resolved, of: attribute) else { continue }
                 target.setValue(converted is NSNull ? nil : converted, forKey: name)
+                let held = SyncRecordMapping.fieldValue(target.value(forKey: name), of: attribute) ?? value
+                digest = SyncRecordMapping.digest(of: value.kind == .asset ? value : held)
             } else if let relationship = target.entity.relationshipsByName[name], !relationship.isToMany {
                 switch value {
                 case .reference(let other):
@@ -245,10 +284,11 @@ struct SyncImporter {
                 default:
                     continue
                 }
+                digest = SyncRecordMapping.digest(of: value)
             } else {
                 continue
             }
-            if let remoteClock { state.clocks.append((record.recordName, field, remoteClock)) }
+            if let remoteClock { state.clocks.append((record.recordName, field, remoteClock, digest)) }
         }
         if !isNew && !state.partial.contains(record.recordName) {
             dropFieldsTheServerDropped(record, local: local, from: target, state: &state)
@@ -285,14 +325,48 @@ struct SyncImporter {
     }
 
     /// Adds the links of the link table that name a record (its relationship and the other
-    /// end's record) to its new object.
+    /// end's record) to its new object, but those older than a delete of either end.
     private func restoreLinks(
-        _ links: [(relationship: String, other: String)], to object: NSManagedObject, context: NSManagedObjectContext,
-        state: ApplyState
+        _ links: [SyncMetadata.KnownLink], of recordName: String, to object: NSManagedObject,
+        context: NSManagedObjectContext, state: ApplyState
     ) throws {
-        for (relationship, otherName) in links where object.entity.relationshipsByName[relationship]?.isToMany == true {
-            guard let other = try self.object(named: otherName, context: context, state: state) else { continue }
-            object.mutableSetValue(forKey: relationship).add(other)
+        let clocks = try linkClocks(links, state: state)
+        for link in links where object.entity.relationshipsByName[link.relationship]?.isToMany == true {
+            guard !state.isOutdated(linkClock: clocks[link.name], ends: [recordName, link.other]),
+                let other = try self.object(named: link.other, context: context, state: state)
+            else { continue }
+            object.mutableSetValue(forKey: link.relationship).add(other)
+        }
+    }
+
+    /// The newest clock of each link.
+    private func linkClocks(_ links: [SyncMetadata.KnownLink], state: ApplyState) throws -> [String: HybridLogicalClock] {
+        guard !links.isEmpty else { return [:] }
+        let clocks = try metadata.read { db in
+            try SyncMetadata.clocks(ofRecordsIn: SyncMetadata.jsonArray(links.map(\.name)), in: db)
+        }
+        return clocks.compactMapValues { $0.values.max() }
+    }
+
+    /// Takes away an object's links older than a delete of its record, which won over them.
+    private func dropLinks(
+        of object: NSManagedObject, named recordName: String, olderThan delete: HybridLogicalClock,
+        context: NSManagedObjectContext, state: inout ApplyState
+    ) throws {
+        state.noteDelete(delete, of: recordName)
+        let links =
+            try metadata.read { db in
+                try SyncMetadata.links(ofRecordsIn: SyncMetadata.jsonArray([recordName]), in: db)
+            }[recordName] ?? []
+        let clocks = try linkClocks(links, state: state)
+        for link in links {
+            guard let newest = clocks[link.name], newest <= delete else { continue }
+            if object.entity.relationshipsByName[link.relationship]?.isToMany == true,
+                let other = try self.object(named: link.other, context: context, state: state)
+            {
+                object.mutableSetValue(forKey: link.relationship).remove(other)
+            }
+            state.links[link.name] = .some(nil)
         }
     }
 
@@ -355,7 +429,7 @@ struct SyncImporter {
             }
             state.links[record.recordName] = .some(nil)
             if let reading = record.deleteClock {
-                state.clocks.append((record.recordName, SyncExporter.deletedField, reading))
+                state.clocks.append((record.recordName, SyncExporter.deletedField, reading, nil))
             }
             state.applied += 1
             return
@@ -364,6 +438,9 @@ struct SyncImporter {
         if let deletedHere = local[SyncExporter.deletedField], let newest, newest <= deletedHere { return }
         if let known = local.values.max(), let newest, newest <= known { return }
         guard let (one, other) = SyncRecordMapping.linkEnds(of: record.fields) else { return }
+        // A link made before a delete of one of its ends lost to the delete (the deleting
+        // client did not know of it, so nobody deleted its record).
+        if state.isOutdated(linkClock: newest, ends: [one.recordName, other.recordName]) { return }
         guard let first = try object(named: one.recordName, context: context, state: state),
             let second = try object(named: other.recordName, context: context, state: state)
         else {
@@ -376,7 +453,7 @@ struct SyncImporter {
             second.mutableSetValue(forKey: other.relationship).add(first)
         }
         state.links[record.recordName] = (one, other)
-        for (field, reading) in record.clocks { state.clocks.append((record.recordName, field, reading)) }
+        for (field, reading) in record.clocks { state.clocks.append((record.recordName, field, reading, nil)) }
         state.applied += 1
     }
 }

@@ -58,7 +58,8 @@ struct SyncMetadata {
                     ZENTITY TEXT NOT NULL, ZPK INTEGER NOT NULL, ZRECORDNAME TEXT NOT NULL UNIQUE,
                     ZRECORDTYPE TEXT NOT NULL, PRIMARY KEY (ZENTITY, ZPK));
                 CREATE TABLE IF NOT EXISTS \(clockTable) (
-                    ZRECORDNAME TEXT NOT NULL, ZFIELD TEXT NOT NULL, ZCLOCK TEXT NOT NULL, PRIMARY KEY (ZRECORDNAME, ZFIELD));
+                    ZRECORDNAME TEXT NOT NULL, ZFIELD TEXT NOT NULL, ZCLOCK TEXT NOT NULL, ZDIGEST TEXT,
+                    PRIMARY KEY (ZRECORDNAME, ZFIELD));
                 CREATE TABLE IF NOT EXISTS \(linkTable) (
                     ZNAME TEXT PRIMARY KEY, ZRECORD1 TEXT NOT NULL, ZRELATIONSHIP1 TEXT NOT NULL,
                     ZRECORD2 TEXT NOT NULL, ZRELATIONSHIP2 TEXT NOT NULL);
@@ -74,6 +75,11 @@ struct SyncMetadata {
         let outboxColumns = Set(try db.columns(in: outboxTable).map(\.name))
         for (column, type) in [("ZCOUNT", "INTEGER"), ("ZASSETS", "TEXT")] where !outboxColumns.contains(column) {
             try db.execute(sql: "ALTER TABLE \(outboxTable) ADD COLUMN \(column) \(type)")
+        }
+        // Clocks written before the value's digest was kept beside them have none: their field
+        // counts as changed at its next local write (a new clock, as before).
+        if !(try db.columns(in: clockTable).contains { $0.name == "ZDIGEST" }) {
+            try db.execute(sql: "ALTER TABLE \(clockTable) ADD COLUMN ZDIGEST TEXT")
         }
     }
 
@@ -191,9 +197,25 @@ struct SyncMetadata {
         return clocks
     }
 
-    static func setClock(_ clock: HybridLogicalClock, field: String, of recordName: String, in db: Database) throws {
-        try db.cachedStatement(sql: "INSERT OR REPLACE INTO \(clockTable) (ZRECORDNAME, ZFIELD, ZCLOCK) VALUES (?, ?, ?)")
-            .execute(arguments: [recordName, field, clock.description])
+    /// Keeps a field's clock, and the digest of the value sent or received with it
+    /// (`SyncRecordMapping.digest(of:)`; nil for a deletion or a link's fields).
+    static func setClock(
+        _ clock: HybridLogicalClock, field: String, of recordName: String, digest: String? = nil, in db: Database
+    ) throws {
+        try db.cachedStatement(
+            sql: "INSERT OR REPLACE INTO \(clockTable) (ZRECORDNAME, ZFIELD, ZCLOCK, ZDIGEST) VALUES (?, ?, ?, ?)"
+        ).execute(arguments: [recordName, field, clock.description, digest])
+    }
+
+    /// The digests of the values last sent or received for a record's fields, by field.
+    static func digests(of recordName: String, in db: Database) throws -> [String: String] {
+        var digests: [String: String] = [:]
+        let rows = try Row.fetchCursor(
+            db.cachedStatement(
+                sql: "SELECT ZFIELD, ZDIGEST FROM \(clockTable) WHERE ZRECORDNAME = ? AND ZDIGEST IS NOT NULL"),
+            arguments: [recordName])
+        while let row = try rows.next() { digests[row[0]] = row[1] }
+        return digests
     }
 
     // MARK: Links
@@ -211,20 +233,45 @@ struct SyncMetadata {
         return rows.map { ($0[0], $0[1]) }
     }
 
+    /// A link the link table knows, seen from one of its ends.
+    struct KnownLink {
+        var name: String
+        var relationship: String
+        var other: String
+    }
+
     /// The links the link table knows for the records named in a JSON array, by record: the
-    /// record's relationship and the other end's record.
-    static func links(ofRecordsIn names: String, in db: Database) throws -> [String: [(relationship: String, other: String)]] {
-        var links: [String: [(relationship: String, other: String)]] = [:]
+    /// link's name, the record's relationship and the other end's record.
+    static func links(ofRecordsIn names: String, in db: Database) throws -> [String: [KnownLink]] {
+        var links: [String: [KnownLink]] = [:]
         let rows = try Row.fetchCursor(
             db,
             sql: """
-                SELECT ZRECORD1, ZRELATIONSHIP1, ZRECORD2 FROM \(linkTable)
+                SELECT ZRECORD1, ZNAME, ZRELATIONSHIP1, ZRECORD2 FROM \(linkTable)
                 WHERE ZRECORD1 IN (SELECT value FROM json_each(?1))
-                UNION ALL SELECT ZRECORD2, ZRELATIONSHIP2, ZRECORD1 FROM \(linkTable)
+                UNION ALL SELECT ZRECORD2, ZNAME, ZRELATIONSHIP2, ZRECORD1 FROM \(linkTable)
                 WHERE ZRECORD2 IN (SELECT value FROM json_each(?1))
                 """, arguments: [names])
-        while let row = try rows.next() { links[row[0], default: []].append((row[1], row[2])) }
+        while let row = try rows.next() {
+            links[row[0], default: []].append(KnownLink(name: row[1], relationship: row[2], other: row[3]))
+        }
         return links
+    }
+
+    /// The clocks of the newest deletes known here (received, or made here) of the records
+    /// named in a JSON array, by record name.
+    static func deleteClocks(ofRecordsIn names: String, in db: Database) throws -> [String: HybridLogicalClock] {
+        var clocks: [String: HybridLogicalClock] = [:]
+        let rows = try Row.fetchCursor(
+            db,
+            sql: """
+                SELECT ZRECORDNAME, ZCLOCK FROM \(clockTable)
+                WHERE ZFIELD = ? AND ZRECORDNAME IN (SELECT value FROM json_each(?))
+                """, arguments: [SyncExporter.deletedField, names])
+        while let row = try rows.next() {
+            if let clock = HybridLogicalClock(row[1] as String) { clocks[row[0]] = clock }
+        }
+        return clocks
     }
 
     static func link(named name: String, in db: Database) throws -> (SyncRecordMapping.LinkEnd, SyncRecordMapping.LinkEnd)? {

@@ -58,6 +58,37 @@ enum SyncRecordMapping {
     /// The field of a property.
     static func field(of property: NSPropertyDescription) -> String { "CD_" + property.name }
 
+    /// A short text that is equal for two field values exactly when the values are equal, kept
+    /// beside a field's clock: the value this store last sent or received for the field. The
+    /// exporter gives a field a new clock only when its value differs from it, so that an edit
+    /// that writes a property with the value it already had (Core Data counts that as a change)
+    /// does not outdate another device's real edit of the same field. Small values are their
+    /// own text; bytes, and an asset of the same bytes, are their SHA-256, as is any text past
+    /// 64 bytes.
+    static func digest(of value: FieldValue) -> String {
+        let text: String
+        switch value {
+        case .null: return "n"
+        case .int(let number): return "i\(number)"
+        case .double(let number): return "d\(number.bitPattern)"
+        case .bool(let flag): return flag ? "b1" : "b0"
+        case .date(let seconds): return "t\(seconds.bitPattern)"
+        case .uuid(let uuid): return "u" + uuid.uuidString
+        case .bytes(let data): return "h" + hexSHA256(data)
+        case .asset(let reference): return "h" + reference.sha256.lowercased()
+        case .string(let string): text = "s" + string
+        case .decimal(let string): text = "m" + string
+        case .url(let string): text = "l" + string
+        case .reference(let name): text = "r" + name
+        }
+        return text.utf8.count <= 64 ? text : "H" + hexSHA256(Data(text.utf8))
+    }
+
+    /// The SHA-256 of bytes in lowercase hex, as asset references name their bytes.
+    static func hexSHA256(_ data: Data) -> String {
+        SHA256.hash(Array(data)).map { String(format: "%02x", $0) }.joined()
+    }
+
     /// How a relationship travels: on its own record (to-one), as link records (many-to-many),
     /// or not at all (the to-many side of a one-to-many, which the other side carries).
     enum RelationshipForm: Equatable {

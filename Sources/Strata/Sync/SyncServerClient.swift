@@ -53,7 +53,8 @@ struct SyncServerClient: Sendable {
         var query: [URLQueryItem] = [URLQueryItem(name: "limit", value: String(limit))]
         if let token { query.append(URLQueryItem(name: "since", value: token)) }
         if let client { query.append(URLQueryItem(name: "client", value: client)) }
-        if wait > 0 { query.append(URLQueryItem(name: "wait", value: String(wait))) }
+        // The server refuses a longer wait (400): asking for the longest it takes is the same poll.
+        if wait > 0 { query.append(URLQueryItem(name: "wait", value: String(min(wait, SyncPaths.longestWait)))) }
         return try await send(
             "GET", SyncPaths.changes(zone), query: query, body: nil, as: ChangesResponse.self,
             decoder: WireJSON.decodeChangesResponse)

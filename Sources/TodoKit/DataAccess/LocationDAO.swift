@@ -129,10 +129,12 @@ public final class LocationDAO: Sendable {
         }
     }
 
+    /// Writes the model's coordinates and name, each only when it differs (as `TodoDAO.update`
+    /// explains).
     static func copy(_ model: LocationModel, to location: LocationEntity) {
-        location.latitude = model.latitude
-        location.longitude = model.longitude
-        location.altitude = model.altitude.map { NSNumber(value: $0) }
-        location.placeName = model.placeName
+        if location.latitude != model.latitude { location.latitude = model.latitude }
+        if location.longitude != model.longitude { location.longitude = model.longitude }
+        if location.altitude?.doubleValue != model.altitude { location.altitude = model.altitude.map { NSNumber(value: $0) } }
+        if location.placeName != model.placeName { location.placeName = model.placeName }
     }
 }

@@ -23,13 +23,15 @@ public final class TagDAO: Sendable {
         }
     }
 
-    /// Saves a tag's title, and stamps it as updated.
+    /// Saves a tag's title, and stamps it as updated, when it changed (only what differs is
+    /// written, as `TodoDAO.update` explains).
     public func update(_ model: TagModel, at date: Date = Date()) async throws -> TagModel {
         let context = persistence.newTaskContext()
         return try await context.perform {
             guard let tag = try Self.tag(withId: model.id, in: context) else {
                 throw TodoKitError.tagNotFound(model.id)
             }
+            guard tag.title != model.title else { return TagModel(tag) }
             tag.title = model.title
             tag.updatedAt = date
             try context.save()

@@ -30,16 +30,22 @@ public final class TodoDAO: Sendable {
     }
 
     /// Saves a to-do's title, completion, tags and location as the model has them, and
-    /// stamps it as updated. A location the to-do leaves is deleted if no to-do is there.
+    /// stamps it as updated when any of them changed. A location the to-do leaves is deleted
+    /// if no to-do is there.
+    ///
+    /// Only what differs is written: a property set to the value it has is still a change to
+    /// Core Data (history names it), and a synced store then tells other devices of a write
+    /// nobody made.
     public func update(_ model: TodoModel, at date: Date = Date()) async throws -> TodoModel {
         let context = persistence.newTaskContext()
         return try await context.perform {
             guard let todo = try Self.todo(withId: model.id, in: context) else {
                 throw TodoKitError.todoNotFound(model.id)
             }
-            todo.title = model.title
-            todo.completedAt = model.completedAt
+            if todo.title != model.title { todo.title = model.title }
+            if todo.completedAt != model.completedAt { todo.completedAt = model.completedAt }
             try Self.link(todo, toTags: model.tags.map(\.id), location: model.location, in: context)
+            guard context.hasChanges else { return TodoModel(todo) }
             todo.updatedAt = date
             try context.save()
             return TodoModel(todo)
@@ -135,7 +141,8 @@ public final class TodoDAO: Sendable {
             todo.addToTags(NSSet(array: added))
         }
         let previous = todo.location
-        todo.location = try LocationDAO.location(for: location, in: context)
+        let wantedLocation = try LocationDAO.location(for: location, in: context)
+        if wantedLocation != previous { todo.location = wantedLocation }
         if let previous, previous != todo.location {
             LocationDAO.deleteIfUnused(previous, in: context)
         }

@@ -20,12 +20,13 @@ extension HistoryTests {
             return (stack, url)
         }
 
-        @Test(arguments: [
-            (v1, 737_057_647.288022, 5468, [1: 51, 2: 1, 3: 444, 4: 4970, 6: 2]),
-            (v2, 737_057_651.681977, 126, [1: 2, 2: 1, 3: 3, 4: 119, 6: 1]),
-        ])
+        @Test(
+            .enabled(if: TestCorpus.isAvailable, "the corpus is absent"),
+            arguments: [
+                (v1, 737_057_647.288022, 5468, [1: 51, 2: 1, 3: 444, 4: 4970, 6: 2]),
+                (v2, 737_057_651.681977, 126, [1: 2, 2: 1, 3: 3, 4: 119, 6: 1]),
+            ])
         func appleWrittenHistoryReadsBack(name: String, timestamp: Double, changes: Int, byEntity: [Int: Int]) throws {
-            guard TestCorpus.isAvailable else { return }
             let (stack, url) = try open(name, readOnly: true)
             defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
             let transactions = try stack.transactions()
@@ -57,8 +58,8 @@ extension HistoryTests {
             #expect(try stack.transactions(after: token).isEmpty)
         }
 
-        @Test func strataAppendsToAppleWrittenHistoryInTheSameTables() throws {
-            guard TestCorpus.isAvailable else { return }
+        @Test(.enabled(if: TestCorpus.isAvailable, "the corpus is absent"))
+        func strataAppendsToAppleWrittenHistoryInTheSameTables() throws {
             let (stack, url) = try open(Self.v2, readOnly: false)
             defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
             let context = stack.context(author: "strata", name: "linux")
@@ -116,8 +117,9 @@ extension HistoryTests {
             }
         }
 
-        @Test func aStrataStoreHasTheHistorySchemaAppleWrites() throws {
-            guard TestCorpus.isAvailable else { return }
+        @Test(.enabled(if: TestCorpus.isAvailable, "the corpus is absent")) func aStrataStoreHasTheHistorySchemaAppleWrites()
+            throws
+        {
             let apple = try TestCorpus.copyOfStore(named: Self.v1)
             defer { try? FileManager.default.removeItem(at: apple.deletingLastPathComponent()) }
             let url = scratch.file("strata.sqlite")

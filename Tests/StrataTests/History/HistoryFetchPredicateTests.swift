@@ -124,8 +124,7 @@ extension HistoryTests {
 
         /// The corpus store Apple wrote with history (one transaction of xctest's inserts):
         /// filtered by its bundle and process, and its changes by entity and object.
-        @Test func appleWrittenHistoryFilters() throws {
-            guard TestCorpus.isAvailable else { return }
+        @Test(.enabled(if: TestCorpus.isAvailable, "the corpus is absent")) func appleWrittenHistoryFilters() throws {
             let url = try TestCorpus.copyOfStore(named: CorpusTests.v2)
             defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
             let stack = try Stack(at: url, model: try NSManagedObjectModel.cachedModel(ofStoreAt: url), readOnly: true)

@@ -96,21 +96,23 @@ import Testing
         #expect(table == joinIndex.table)
     }
 
-    /// The messenger's own stores, when the corpus holds them (it does not yet: skipped with a
-    /// notice): each store of versions 2.96–2.100 migrates to 2.101.
-    @Test func messengerStoresMigrateTo2_101() throws {
-        guard TestCorpus.isAvailable else { return }
-        let pairs = try TestCorpus.pairs().filter { pair in
+    /// The corpus's messenger stores of versions 2.96–2.100 (none without the corpus).
+    static var messengerPairs: [[String: String]] {
+        guard TestCorpus.isAvailable, let pairs = try? TestCorpus.pairs() else { return [] }
+        return pairs.filter { pair in
             let model = pair["best_model_version"] ?? ""
             return ["2.96", "2.97", "2.98", "2.99", "2.100"].contains { model.contains($0) }
         }
-        guard !pairs.isEmpty else {
-            print(
-                "NOTICE: the corpus has no messenger stores of model versions 2.96–2.100; messengerStoresMigrateTo2_101 is skipped"
-            )
-            return
-        }
-        for pair in pairs {
+    }
+
+    /// The messenger's own stores, when the corpus holds them (it does not yet: skipped,
+    /// visibly): each store of versions 2.96–2.100 migrates to 2.101.
+    @Test(
+        .enabled(
+            if: !JoinTableIndexMigrationTests.messengerPairs.isEmpty,
+            "the corpus has no messenger stores of model versions 2.96–2.100"))
+    func messengerStoresMigrateTo2_101() throws {
+        for pair in Self.messengerPairs {
             guard let store = pair["store"], let path = pair["best_model_version"] else { continue }
             let bundleURL = TestCorpus.models.appendingPathComponent(path).deletingLastPathComponent()
             let target = bundleURL.appendingPathComponent(

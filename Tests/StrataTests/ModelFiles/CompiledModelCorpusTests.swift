@@ -22,8 +22,7 @@ struct CompiledModelCorpusTests {
         }
     }
 
-    @Test func cachedModelsHaveTheHashesAppleRecorded() throws {
-        guard TestCorpus.isAvailable else { return }
+    @Test(.enabled(if: TestCorpus.isAvailable, "the corpus is absent")) func cachedModelsHaveTheHashesAppleRecorded() throws {
         let stores = try Self.storesWithCache()
         #expect(stores.count >= 12)
         var entitiesChecked = 0
@@ -41,8 +40,8 @@ struct CompiledModelCorpusTests {
         #expect(entitiesChecked > 30)
     }
 
-    @Test func everyCorpusStoreOpensWithItsCachedModelAlone() throws {
-        guard TestCorpus.isAvailable else { return }
+    @Test(.enabled(if: TestCorpus.isAvailable, "the corpus is absent")) func everyCorpusStoreOpensWithItsCachedModelAlone() throws
+    {
         for name in try Self.storesWithCache() {
             let url = try TestCorpus.copyOfStore(named: name)
             defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }

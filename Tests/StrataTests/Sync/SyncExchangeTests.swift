@@ -10,8 +10,8 @@ extension SyncTests {
     @Suite struct ExchangeTests {
         private let scratch = Scratch()
 
-        private func devices(_ count: Int) throws -> [Device] {
-            try (0..<count).map { try Device(at: scratch.file("device\($0).sqlite")) }
+        private func devices(_ count: Int, historyValues: Bool = true) throws -> [Device] {
+            try (0..<count).map { try Device(at: scratch.file("device\($0).sqlite"), historyValues: historyValues) }
         }
 
         /// Inserts an item (with a new list and tag when named) and saves.
@@ -157,6 +157,99 @@ extension SyncTests {
             #expect(text.contains("title=Optional(\"Plan trip to Oslo\")"))
             #expect(text.contains("rank=Optional(3)"))
             #expect(text.contains("done=Optional(1)") || text.contains("done=Optional(true)"))
+        }
+
+        /// Issue 33's lost update: the laptop, offline, renames a to-do; the phone later marks
+        /// it done through a data layer that writes every field (the title to the value it
+        /// already had). The rename is older than the phone's save, but the phone did not change
+        /// the title: the rename must survive everywhere.
+        /// With and without history values (the first alone tells a value written again from a
+        /// change; without, the value last sent or received does).
+        @Test(arguments: [true, false])
+        func aFieldWrittenWithItsOwnValueDoesNotOutdateAnotherDevicesEdit(historyValues: Bool) throws {
+            let zone = MemoryZone()
+            let (laptop, phone) = try {
+                let d = try devices(2, historyValues: historyValues); return (d[0], d[1])
+            }()
+            try addItem("Buy oat milk", on: laptop, list: "Home", tags: ["errand"])
+            try laptop.sync(with: zone)
+            try phone.sync(with: zone)
+            laptop.online = false
+            try edit("Buy oat milk", on: laptop) { item, _ in item.setValue("Buy oat milk and bread", forKey: "title") }
+            Thread.sleep(forTimeInterval: 0.005)
+            try edit("Buy oat milk", on: phone) { item, context in
+                // Every field as a form holds it: title, list and tags unchanged, done set.
+                item.setValue("Buy oat milk", forKey: "title")
+                item.setValue(item.value(forKey: "list"), forKey: "list")
+                item.setValue(item.value(forKey: "tags"), forKey: "tags")
+                item.setValue(Int64(0), forKey: "rank")
+                item.setValue(true, forKey: "done")
+            }
+            try phone.export()
+            let batch = try #require(try phone.metadata.read { db in try SyncMetadata.outbox(limit: 10, in: db) }.last)
+            #expect(batch.changes.map(\.fields.keys).map(Set.init) == [["CD_done"]])
+            try phone.sync(with: zone)
+            laptop.online = true
+            try laptop.sync(with: zone)
+            try phone.sync(with: zone)
+            #expect(try laptop.snapshot() == phone.snapshot())
+            let text = try #require(try phone.snapshot().values.first { $0.hasPrefix("SyncItem") })
+            #expect(text.contains("title=Optional(\"Buy oat milk and bread\")"))
+            #expect(text.contains("done=Optional(1)") || text.contains("done=Optional(true)"))
+            #expect(text.contains("tags=[\"CD_SyncTag_"))
+        }
+
+        /// A value set back to what was last sent is no change either; a value received from
+        /// another device counts as sent.
+        @Test func onlyValuesThatDifferFromTheLastSentOrReceivedGetClocks() throws {
+            let zone = MemoryZone()
+            let (a, b) = try {
+                let d = try devices(2, historyValues: false); return (d[0], d[1])
+            }()
+            try addItem("Read book", on: a)
+            try a.sync(with: zone)
+            try b.sync(with: zone)
+            // Changed and changed back between two exports, without history values: it looks
+            // like no change, and nothing is sent.
+            try edit("Read book", on: a) { item, _ in item.setValue("Read a book", forKey: "title") }
+            try edit("Read a book", on: a) { item, _ in item.setValue("Read book", forKey: "title") }
+            #expect(try a.export() == 0)
+            // B's edit reaches A; A writing the received value again sends nothing.
+            try edit("Read book", on: b) { item, _ in item.setValue(Int64(7), forKey: "rank") }
+            try b.sync(with: zone)
+            try a.sync(with: zone)
+            try edit("Read book", on: a) { item, _ in item.setValue(Int64(7), forKey: "rank") }
+            #expect(try a.export() == 0)
+            // A real change is sent, with its one field.
+            try edit("Read book", on: a) { item, _ in item.setValue(Int64(8), forKey: "rank") }
+            #expect(try a.export() == 1)
+            let batch = try #require(try a.metadata.read { db in try SyncMetadata.outbox(limit: 10, in: db) }.last)
+            #expect(batch.changes.map(\.fields) == [["CD_rank": .int(8)]])
+        }
+
+        /// With history values, a value changed and changed back is the field's latest write: it
+        /// wins over an edit another device made before it, though it equals the value last sent.
+        @Test func aValueChangedBackIsStillTheLatestWriteWithHistoryValues() throws {
+            let zone = MemoryZone()
+            let (a, b) = try {
+                let d = try devices(2); return (d[0], d[1])
+            }()
+            try addItem("Read book", on: a)
+            try a.sync(with: zone)
+            try b.sync(with: zone)
+            try edit("Read book", on: b) { item, _ in item.setValue("Read two books", forKey: "title") }
+            try b.sync(with: zone)
+            Thread.sleep(forTimeInterval: 0.005)
+            // A has not pulled B's edit: it renames, then renames back, after B's edit.
+            try edit("Read book", on: a) { item, _ in item.setValue("Read a book", forKey: "title") }
+            try edit("Read a book", on: a) { item, _ in item.setValue("Read book", forKey: "title") }
+            // Each transaction's change is sent, the second with the later clock.
+            #expect(try a.export() == 2)
+            try a.sync(with: zone)
+            try b.sync(with: zone)
+            #expect(try a.snapshot() == b.snapshot())
+            let text = try #require(try b.snapshot().values.first)
+            #expect(text.contains("title=Optional(\"Read book\")"))
         }
 
         @Test func aDeleteWinsOverTheEditsItRacedWith() throws {

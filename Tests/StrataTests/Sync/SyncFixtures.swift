@@ -61,8 +61,24 @@ extension SyncTests {
         /// Record changes applied (not counting retried batches).
         private(set) var appliedChanges = 0
 
+        /// How the next push fails, if it does: before applying anything, or after applying
+        /// all of it (its answer lost, as when a server is killed mid-push).
+        enum PushFailure: Error { case beforeApplying, afterApplying }
+        var failNextPush: PushFailure?
+
         /// Applies batches in order, once each; a gap is refused as the server does (409).
         func push(_ request: PushRequest) throws -> PushResponse {
+            if failNextPush == .beforeApplying {
+                failNextPush = nil
+                throw PushFailure.beforeApplying
+            }
+            defer { failNextPush = nil }
+            let response = try apply(request)
+            if failNextPush == .afterApplying { throw PushFailure.afterApplying }
+            return response
+        }
+
+        private func apply(_ request: PushRequest) throws -> PushResponse {
             var applied: [Int64] = []
             var already: [Int64] = []
             for batch in request.batches {
@@ -121,7 +137,8 @@ extension SyncTests {
             }
             newestDelete[change.recordName] = deleteClock
             guard changed else { return }
-            record.deleteClock = record.deleted ? deleteClock : nil
+            // The newest delete's clock, also on a record that came back (as the server answers).
+            record.deleteClock = deleteClock
             sequence += 1
             record.serverSequence = sequence
             record.changedBy = client
@@ -147,12 +164,17 @@ extension SyncTests {
         let url: URL
         var online = true
 
-        init(at url: URL, model: NSManagedObjectModel = SyncTests.sharedModel) throws {
+        /// With `historyValues` (as `NSPersistentCloudKitContainer` adds synced stores), history
+        /// keeps updates' values before and after.
+        init(at url: URL, model: NSManagedObjectModel = SyncTests.sharedModel, historyValues: Bool = true) throws {
             self.url = url
             coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
             store = try coordinator.addPersistentStore(
                 ofType: NSSQLiteStoreType, configurationName: nil, at: url,
-                options: [NSPersistentHistoryTrackingKey: true as NSNumber])
+                options: [
+                    NSPersistentHistoryTrackingKey: true as NSNumber,
+                    StrataPersistentHistoryValuesKey: historyValues as NSNumber,
+                ])
             guard let metadata = try SyncMetadata(store: store) else { throw CocoaError(.featureUnsupported) }
             self.metadata = metadata
             _ = try metadata.write { db in try SyncMetadata.clientID(in: db) }

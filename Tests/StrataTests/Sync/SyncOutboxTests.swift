@@ -93,6 +93,7 @@ extension SyncTests {
                 let links = try SyncMetadata.links(ofRecordsIn: names, in: db)
                 #expect(links["item-1"]?.map { "\($0.relationship)→\($0.other)" }.sorted() == ["tags→tag-8", "tags→tag-9"])
                 #expect(links["tag-9"]?.map { "\($0.relationship)→\($0.other)" } == ["items→item-1"])
+                #expect(links["item-1"]?.map(\.name).sorted() == ["link-a", "link-b"])
                 #expect(links["missing \"one\""] == nil)
             }
             try device.close()
