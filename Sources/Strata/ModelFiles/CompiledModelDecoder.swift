@@ -83,23 +83,41 @@ enum CompiledModelDecoder {
             for (index, entity) in ordered {
                 try readConstraintsAndIndexes(of: archive.objects[index], into: entity)
             }
-            // Each composite type once, as its first attribute in the model spells it.
+            // Each composite type once, as its first attribute in the model spells it. A model
+            // file declares a composite type once and its attributes name it: an archive whose
+            // attributes of one type disagree on its elements, or that has elements without a
+            // type, holds what no model file can say (found by fuzzing: compiled-model).
             var compositeTypes: [String: NSCompositeAttributeDescription] = [:]
             var typeOrder: [String] = []
-            func collect(_ attribute: NSAttributeDescription) {
-                guard let composite = attribute as? NSCompositeAttributeDescription, let typeName = composite.compositeTypeName
-                else { return }
-                if compositeTypes[typeName] == nil {
+            func collect(_ attribute: NSAttributeDescription, entity: String?) throws(ModelError) {
+                guard let composite = attribute as? NSCompositeAttributeDescription else { return }
+                guard let typeName = composite.compositeTypeName else {
+                    guard composite.elements.isEmpty else {
+                        throw damaged(
+                            "a composite attribute has elements but names no composite type", entity: entity,
+                            property: composite.name)
+                    }
+                    return
+                }
+                if let type = compositeTypes[typeName] {
+                    guard type.elements == composite.elements else {
+                        throw damaged(
+                            "the composite type \(typeName) has other elements in another attribute", entity: entity,
+                            property: composite.name)
+                    }
+                } else {
                     let type = NSCompositeAttributeDescription()
                     type.name = typeName
                     type.elements = composite.elements.compactMap { $0.copy() as? NSAttributeDescription }
                     compositeTypes[typeName] = type
                     typeOrder.append(typeName)
                 }
-                composite.elements.forEach(collect)
+                for element in composite.elements { try collect(element, entity: entity) }
             }
             for (_, entity) in ordered {
-                entity.declaredProperties.compactMap { $0 as? NSAttributeDescription }.forEach(collect)
+                for case let attribute as NSAttributeDescription in entity.declaredProperties {
+                    try collect(attribute, entity: entity.name)
+                }
             }
             model.compositeTypes = typeOrder.compactMap { compositeTypes[$0] }
             model.entities = ordered.map(\.entity)
@@ -237,6 +255,15 @@ enum CompiledModelDecoder {
                 attribute = composite
             } else {
                 attribute = NSAttributeDescription()
+            }
+            // A model file knows a composite attribute by its type alone: a composite class of
+            // another type, or a plain attribute of the composite type, is no model's.
+            if className != "NSDerivedAttributeDescription"
+                && (className == "NSCompositeAttributeDescription") != (type == .compositeAttributeType)
+            {
+                throw damaged(
+                    "\(className ?? "an attribute") of attribute type \(type.xcodeModelName ?? String(raw))", entity: entity,
+                    property: name)
             }
             attribute.attributeType = type
             attribute.attributeValueClassName = archive.string(object["NSAttributeValueClassName"])
