@@ -274,10 +274,27 @@ enum CompiledModelDecoder {
             attribute.allowsCloudEncryption = archive.bool(object["NSAllowsCloudEncryption"]) ?? false
             // An app's own class (a transformable's default) cannot be rebuilt here.
             if let value = archive.plainValue(object["NSDefaultValue"]) {
-                attribute.defaultValue = Self.defaultValue(value, type: type)
+                let typed = Self.defaultValue(value, type: type)
+                // A number, Boolean or date a model file cannot write as its default text ("size"
+                // for a Double, NaN) is no model file's: damage, not a default that changes once
+                // written as XML (found by fuzzing: compiled-model).
+                if Self.numericTypes.contains(type),
+                    AttributeValueText.value(from: AttributeValueText.text(for: typed, type: type), type: type) == nil
+                {
+                    throw damaged(
+                        "the default value \(String(reflecting: value)) is no \(type.xcodeModelName ?? "") value",
+                        entity: entity, property: name)
+                }
+                attribute.defaultValue = typed
             }
             return attribute
         }
+
+        /// The types whose defaults are numbers, Booleans or dates in archives and text in model files.
+        private static let numericTypes: Set<NSAttributeType> = [
+            .integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .decimalAttributeType,
+            .doubleAttributeType, .floatAttributeType, .booleanAttributeType, .dateAttributeType,
+        ]
 
         /// Archived defaults are `NSNumber`s for every numeric and Boolean type; Strata's
         /// attribute defaults take the type's own value.

@@ -318,6 +318,37 @@ struct CompiledModelTests {
         #expect(try NSManagedObjectModel.load(xml: empty.xcodeModelContents()).isEqual(empty))
     }
 
+    /// A default value a model file cannot write as the attribute's default text (a string for
+    /// a Double, NaN) is damage, not a default that changes once written as XML (found by
+    /// fuzzing: Fuzz/Regressions/compiled-model/double-default-text.mom).
+    @Test func aDefaultValueNoModelFileCanWriteIsDamage() throws {
+        func model(_ value: Any) -> NSManagedObjectModel {
+            let rating = NSAttributeDescription()
+            rating.name = "rating"
+            rating.attributeType = .doubleAttributeType
+            rating.defaultValue = value
+            let item = NSEntityDescription()
+            item.name = "Item"
+            item.properties = [rating]
+            let model = NSManagedObjectModel()
+            model.entities = [item]
+            return model
+        }
+        for (value, shown) in [("size", #""size""#), (Double.nan, "nan")] as [(Any, String)] {
+            do {
+                try CompiledModelDecoder.read(CompiledModelEncoder.archive(model(value)), file: nil, into: NSManagedObjectModel())
+                Issue.record("a Double default \(shown) loaded")
+            } catch {
+                #expect(error.kind == .damagedCompiledModel(reason: "the default value \(shown) is no Double value"))
+                #expect(error.entity == "Item" && error.property == "rating")
+            }
+        }
+        let loaded = NSManagedObjectModel()
+        try CompiledModelDecoder.read(CompiledModelEncoder.archive(model(2.5)), file: nil, into: loaded)
+        #expect(loaded.entitiesByName["Item"]?.attributesByName["rating"]?.defaultValue as? Double == 2.5)
+        #expect(try NSManagedObjectModel.load(xml: loaded.xcodeModelContents()).isEqual(loaded))
+    }
+
     // MARK: Stores
 
     @Test func storesCarryTheirModelInZModelCache() throws {
