@@ -104,6 +104,68 @@ import PackageDescription
     ]
 #endif
 
+// `strata model|store|port`: models and stores from the command line.
+let strataToolDependencies: [Target.Dependency] = [
+    "Strata", "StrataCodegen", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+    // `strata port` reads Swift sources with the real parser, not patterns.
+    .product(name: "SwiftParser", package: "swift-syntax"),
+    .product(name: "SwiftSyntax", package: "swift-syntax"),
+    // `strata store check` reads the tables themselves (Core Data's invariants).
+    .product(name: "GRDB", package: "GRDB.swift"),
+]
+
+// Fuzzing (Fuzz/): StrataFuzzing holds one entry point per kind of input Strata reads; the
+// StrataFuzzingTests replay the committed seeds and crash reproducers through them on every
+// `swift test`. `scripts/fuzz` builds the libFuzzer harness, `strata-fuzz`, from this manifest
+// with STRATA_FUZZING=1, in a build folder of its own:
+// - Strata's own modules get libFuzzer's coverage counters and AddressSanitizer (whose leak
+//   checker reports leaks), here rather than with `swift build --sanitize`, which would also
+//   instrument the macro plugin and break its link; and testability, for the entry points'
+//   @testable imports.
+// - SwiftPM links an executable target's code into tests only, so StrataTool is a library there,
+//   its entry point renamed as SwiftPM renames an executable's: the harness links the
+//   `strata store import` code it drives.
+let fuzzing = Context.environment["STRATA_FUZZING"] == "1"
+let fuzzInstrumentation: [SwiftSetting] =
+    fuzzing
+    ? [
+        .unsafeFlags([
+            "-sanitize=fuzzer,address", "-sanitize-coverage=edge,trace-cmp,inline-8bit-counters,pc-table",
+            "-enable-testing",
+        ])
+    ] : []
+let strataTool: Target =
+    fuzzing
+    ? .target(
+        name: "StrataTool", dependencies: strataToolDependencies,
+        swiftSettings: fuzzInstrumentation + [
+            .unsafeFlags(["-Xfrontend", "-entry-point-function-name", "-Xfrontend", "StrataTool_main"])
+        ])
+    : .executableTarget(name: "StrataTool", dependencies: strataToolDependencies)
+let fuzzTargets: [Target] =
+    [
+        .target(
+            name: "StrataFuzzing",
+            dependencies: ["Strata", "StrataSyncProtocol", "StrataTool", .product(name: "GRDB", package: "GRDB.swift")],
+            path: "Fuzz/StrataFuzzing",
+            swiftSettings: fuzzInstrumentation
+        ),
+        // StrataTool again: a test links an executable target's code only when it names it.
+        .testTarget(name: "StrataFuzzingTests", dependencies: ["StrataFuzzing", "StrataTool"]),
+    ]
+    + (fuzzing
+        ? [
+            // lld: gold fails to link libFuzzer's runtime beside an entry point of SwiftPM's.
+            .executableTarget(
+                name: "strata-fuzz", dependencies: ["StrataFuzzing"], path: "Fuzz/StrataFuzz",
+                swiftSettings: fuzzInstrumentation,
+                linkerSettings: [.unsafeFlags(["-sanitize=fuzzer,address", "-use-ld=lld"])])
+        ] : [])
+
+// The `strata` command-line tool (its target is StrataTool: a module named `strata` would differ
+// from `Strata` only in case).
+let strataToolProducts: [Product] = fuzzing ? [] : [.executable(name: "strata", targets: ["StrataTool"])]
+
 let package = Package(
     name: "Strata",
     platforms: [.macOS(.v14), .iOS(.v17)],
@@ -111,10 +173,7 @@ let package = Package(
         .library(name: "Strata", targets: ["Strata"]),
         .plugin(name: "StrataModelPlugin", targets: ["StrataModelPlugin"]),
         .executable(name: "strata-codegen", targets: ["strata-codegen"]),
-        // The `strata` command-line tool (its target is StrataTool: a module named `strata`
-        // would differ from `Strata` only in case).
-        .executable(name: "strata", targets: ["StrataTool"]),
-    ] + coreDataProducts,
+    ] + strataToolProducts + coreDataProducts,
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
@@ -132,7 +191,7 @@ let package = Package(
         .package(url: "https://github.com/vapor/jwt-kit", exact: "5.8.0"),
         .package(url: "https://github.com/apple/swift-crypto", exact: "4.5.2"),
     ],
-    targets: coreDataTargets + [
+    targets: coreDataTargets + fuzzTargets + [
         .target(
             name: "Strata",
             dependencies: [
@@ -144,7 +203,8 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // SQLite's C API, for reading and binding columns by position on the hot paths.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
-            ]
+            ],
+            swiftSettings: fuzzInstrumentation
         ),
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
         .macro(
@@ -158,18 +218,7 @@ let package = Package(
             ]
         ),
         .target(name: "StrataCodegen", dependencies: ["Strata"]),
-        // `strata model|store|port`: models and stores from the command line.
-        .executableTarget(
-            name: "StrataTool",
-            dependencies: [
-                "Strata", "StrataCodegen", .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                // `strata port` reads Swift sources with the real parser, not patterns.
-                .product(name: "SwiftParser", package: "swift-syntax"),
-                .product(name: "SwiftSyntax", package: "swift-syntax"),
-                // `strata store check` reads the tables themselves (Core Data's invariants).
-                .product(name: "GRDB", package: "GRDB.swift"),
-            ]
-        ),
+        strataTool,
         .testTarget(
             name: "StrataToolTests",
             // strata-codegen: `model generate` is compared with the plugin's generator.
@@ -179,7 +228,7 @@ let package = Package(
             exclude: ["Fixtures"]
         ),
         // The wire format of the sync protocol, shared by the sync server and the client.
-        .target(name: "StrataSyncProtocol"),
+        .target(name: "StrataSyncProtocol", swiftSettings: fuzzInstrumentation),
         .testTarget(name: "StrataSyncProtocolTests", dependencies: ["StrataSyncProtocol"]),
         // The sync server (`strata-sync`): a library, so that tests and the load program start
         // servers in their own process, and the executable that configures it from flags and

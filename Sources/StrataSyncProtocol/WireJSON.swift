@@ -11,7 +11,7 @@ import Foundation
 ///
 /// Reading is strict, and only a fast path: when the fast reader meets anything it does not
 /// take (bad JSON, a wrong type, a `FieldValue` whose `value` comes before its `type`, a
-/// number in a form it does not read), `decode` reads the whole message again with
+/// number in a form it does not read, a key written twice), `decode` reads the whole message again with
 /// `JSONDecoder`, which accepts it or throws the error a caller reports. So the fast path
 /// never accepts what Foundation refuses with another meaning, and refuses nothing it takes.
 public enum WireJSON {
@@ -447,6 +447,18 @@ public enum WireJSON {
             }
         }
 
+        /// An object read as a type's keyed container: a key written twice is left to
+        /// `JSONDecoder`, which keeps the first value where `object` would keep the last.
+        mutating func keyedObject(_ body: (inout Reader, String) throws -> Void) throws {
+            // A type has a few keys: a list is cheaper than a set.
+            var keys: [String] = []
+            try object { reader, key in
+                guard !keys.contains(key) else { throw NotTaken() }
+                keys.append(key)
+                try body(&reader, key)
+            }
+        }
+
         mutating func array(_ body: (inout Reader) throws -> Void) throws {
             try expect(UInt8(ascii: "["))
             if try peek() == UInt8(ascii: "]") {
@@ -496,7 +508,7 @@ public enum WireJSON {
             // Which value to read depends on `type`; a `value` written before it (as
             // `JSONEncoder` may order the keys) is skipped and read once `type` is known.
             var valueAhead: Reader?
-            try object { reader, key in
+            try keyedObject { reader, key in
                 switch key {
                 case "type":
                     guard let read = FieldValue.Kind(rawValue: try reader.string()) else { throw NotTaken() }
@@ -534,7 +546,7 @@ public enum WireJSON {
             case .asset:
                 var sha: String?
                 var size: Int64?
-                try object { reader, key in
+                try keyedObject { reader, key in
                     switch key {
                     case "sha256": sha = try reader.string()
                     case "size": size = try reader.int64()
@@ -554,13 +566,18 @@ public enum WireJSON {
 
         mutating func fields() throws -> [String: FieldValue] {
             var fields: [String: FieldValue] = [:]
-            try object { reader, key in fields[key] = try reader.fieldValue() }
+            // A key written twice is left to JSONDecoder, which keeps the first value.
+            try object { reader, key in
+                guard fields.updateValue(try reader.fieldValue(), forKey: key) == nil else { throw NotTaken() }
+            }
             return fields
         }
 
         mutating func clocks() throws -> [String: HybridLogicalClock] {
             var clocks: [String: HybridLogicalClock] = [:]
-            try object { reader, key in clocks[key] = try reader.clock() }
+            try object { reader, key in
+                guard clocks.updateValue(try reader.clock(), forKey: key) == nil else { throw NotTaken() }
+            }
             return clocks
         }
 
@@ -571,7 +588,7 @@ public enum WireJSON {
             var fields: [String: FieldValue]?
             var clocks: [String: HybridLogicalClock]?
             var deleteClock: HybridLogicalClock?
-            try object { reader, key in
+            try keyedObject { reader, key in
                 switch key {
                 case "recordType": type = try reader.string()
                 case "recordName": name = try reader.string()
@@ -595,7 +612,7 @@ public enum WireJSON {
             var sequence: Int64?
             var hash: String?
             var changes: [RecordChange]?
-            try object { reader, key in
+            try keyedObject { reader, key in
                 switch key {
                 case "batchSequence": sequence = try reader.int64()
                 case "modelHash": hash = try reader.string()
@@ -613,7 +630,7 @@ public enum WireJSON {
         mutating func pushRequest() throws -> PushRequest {
             var client: String?
             var batches: [ChangeBatch]?
-            try object { reader, key in
+            try keyedObject { reader, key in
                 switch key {
                 case "clientID": client = try reader.string()
                 case "batches":
@@ -636,7 +653,7 @@ public enum WireJSON {
             var deleteClock: HybridLogicalClock?
             var sequence: Int64?
             var changedBy: String?
-            try object { reader, key in
+            try keyedObject { reader, key in
                 switch key {
                 case "recordType": type = try reader.string()
                 case "recordName": name = try reader.string()
@@ -659,7 +676,7 @@ public enum WireJSON {
             var records: [RecordState]?
             var token: String?
             var hasMore: Bool?
-            try object { reader, key in
+            try keyedObject { reader, key in
                 switch key {
                 case "records":
                     var read: [RecordState] = []

@@ -171,6 +171,25 @@ struct WireJSONTests {
         #expect(taken > 50 && refused > 50)
     }
 
+    /// JSONDecoder keeps the first value of a key written twice; the fast reader, which would
+    /// keep the last, leaves such an object to it (found by fuzzing: Fuzz/Regressions/sync-wire).
+    @Test("a key written twice is read as JSONDecoder reads it: its first value")
+    func duplicateKeys() throws {
+        let clocks = #"{"CD_a":"1-0-x","CD_a":"2-0-y"}"#
+        #expect(WireJSON.fastDecode(Data(clocks.utf8)) { try $0.clocks() } == nil)
+        #expect(
+            try WireJSON.decodeClocks(from: clocks) == ["CD_a": HybridLogicalClock(wallMilliseconds: 1, counter: 0, node: "x")])
+        let fields = #"{"CD_n":{"type":"int","value":1},"CD_n":{"type":"int","value":2}}"#
+        #expect(WireJSON.fastDecode(Data(fields.utf8)) { try $0.fields() } == nil)
+        #expect(try WireJSON.decodeFields(from: fields) == ["CD_n": .int(1)])
+        let value = #"{"CD_n":{"type":"int","value":1,"value":2}}"#
+        #expect(WireJSON.fastDecode(Data(value.utf8)) { try $0.fields() } == nil)
+        #expect(try WireJSON.decodeFields(from: value) == ["CD_n": .int(1)])
+        let push = Data(#"{"clientID":"a","batches":[],"clientID":"b"}"#.utf8)
+        #expect(WireJSON.fastDecode(push) { try $0.pushRequest() } == nil)
+        #expect(try WireJSON.decodePushRequest(from: push) == PushRequest(clientID: "a", batches: []))
+    }
+
     @Test("a change's deleteClock and a batch's modelHash are left out or given, never null, for both readers")
     func noNulls() throws {
         let change = #""recordType":"CD_T","recordName":"n","operation":"delete","fields":{},"clocks":{}"#

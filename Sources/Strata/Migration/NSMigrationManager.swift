@@ -320,6 +320,12 @@ open class NSMigrationManager: NSObject, PredicateFunctionTarget, @unchecked Sen
         destinationContext.undoManager = nil
         self.sourceContext = sourceContext
         self.destinationContext = destinationContext
+        // The objects of both contexts hold one another through their relationships, cycles
+        // that would outlive the manager: faulting them when the migration is over breaks them.
+        defer {
+            sourceContext.reset()
+            destinationContext.reset()
+        }
         do {
             try passes(mapping)
         } catch {

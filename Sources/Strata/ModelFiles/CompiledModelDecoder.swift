@@ -19,6 +19,14 @@ enum CompiledModelDecoder {
         }
         var decoder = Decoding(archive: archive, file: file)
         try decoder.build(into: model)
+        // A compiled model is a model file compiled, and XML cannot hold most control
+        // characters: a text with one is damage, and would be written back as model XML that
+        // no reader takes.
+        if let text = XcodeModelWriter.textXMLCannotHold(in: model) {
+            throw ModelError(
+                .damagedCompiledModel(reason: "the text \(String(reflecting: text)) holds a character no model file can hold"),
+                file: file)
+        }
     }
 
     /// Fills `model` from the contents of a store's `Z_MODELCACHE` (raw DEFLATE of the archive).
@@ -75,23 +83,41 @@ enum CompiledModelDecoder {
             for (index, entity) in ordered {
                 try readConstraintsAndIndexes(of: archive.objects[index], into: entity)
             }
-            // Each composite type once, as its first attribute in the model spells it.
+            // Each composite type once, as its first attribute in the model spells it. A model
+            // file declares a composite type once and its attributes name it: an archive whose
+            // attributes of one type disagree on its elements, or that has elements without a
+            // type, holds what no model file can say (found by fuzzing: compiled-model).
             var compositeTypes: [String: NSCompositeAttributeDescription] = [:]
             var typeOrder: [String] = []
-            func collect(_ attribute: NSAttributeDescription) {
-                guard let composite = attribute as? NSCompositeAttributeDescription, let typeName = composite.compositeTypeName
-                else { return }
-                if compositeTypes[typeName] == nil {
+            func collect(_ attribute: NSAttributeDescription, entity: String?) throws(ModelError) {
+                guard let composite = attribute as? NSCompositeAttributeDescription else { return }
+                guard let typeName = composite.compositeTypeName else {
+                    guard composite.elements.isEmpty else {
+                        throw damaged(
+                            "a composite attribute has elements but names no composite type", entity: entity,
+                            property: composite.name)
+                    }
+                    return
+                }
+                if let type = compositeTypes[typeName] {
+                    guard type.elements == composite.elements else {
+                        throw damaged(
+                            "the composite type \(typeName) has other elements in another attribute", entity: entity,
+                            property: composite.name)
+                    }
+                } else {
                     let type = NSCompositeAttributeDescription()
                     type.name = typeName
                     type.elements = composite.elements.compactMap { $0.copy() as? NSAttributeDescription }
                     compositeTypes[typeName] = type
                     typeOrder.append(typeName)
                 }
-                composite.elements.forEach(collect)
+                for element in composite.elements { try collect(element, entity: entity) }
             }
             for (_, entity) in ordered {
-                entity.declaredProperties.compactMap { $0 as? NSAttributeDescription }.forEach(collect)
+                for case let attribute as NSAttributeDescription in entity.declaredProperties {
+                    try collect(attribute, entity: entity.name)
+                }
             }
             model.compositeTypes = typeOrder.compactMap { compositeTypes[$0] }
             model.entities = ordered.map(\.entity)
@@ -230,6 +256,15 @@ enum CompiledModelDecoder {
             } else {
                 attribute = NSAttributeDescription()
             }
+            // A model file knows a composite attribute by its type alone: a composite class of
+            // another type, or a plain attribute of the composite type, is no model's.
+            if className != "NSDerivedAttributeDescription"
+                && (className == "NSCompositeAttributeDescription") != (type == .compositeAttributeType)
+            {
+                throw damaged(
+                    "\(className ?? "an attribute") of attribute type \(type.xcodeModelName ?? String(raw))", entity: entity,
+                    property: name)
+            }
             attribute.attributeType = type
             attribute.attributeValueClassName = archive.string(object["NSAttributeValueClassName"])
             attribute.valueTransformerName = archive.string(object["NSValueTransformerName"])
@@ -239,10 +274,27 @@ enum CompiledModelDecoder {
             attribute.allowsCloudEncryption = archive.bool(object["NSAllowsCloudEncryption"]) ?? false
             // An app's own class (a transformable's default) cannot be rebuilt here.
             if let value = archive.plainValue(object["NSDefaultValue"]) {
-                attribute.defaultValue = Self.defaultValue(value, type: type)
+                let typed = Self.defaultValue(value, type: type)
+                // A number, Boolean or date a model file cannot write as its default text ("size"
+                // for a Double, NaN) is no model file's: damage, not a default that changes once
+                // written as XML (found by fuzzing: compiled-model).
+                if Self.numericTypes.contains(type),
+                    AttributeValueText.value(from: AttributeValueText.text(for: typed, type: type), type: type) == nil
+                {
+                    throw damaged(
+                        "the default value \(String(reflecting: value)) is no \(type.xcodeModelName ?? "") value",
+                        entity: entity, property: name)
+                }
+                attribute.defaultValue = typed
             }
             return attribute
         }
+
+        /// The types whose defaults are numbers, Booleans or dates in archives and text in model files.
+        private static let numericTypes: Set<NSAttributeType> = [
+            .integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .decimalAttributeType,
+            .doubleAttributeType, .floatAttributeType, .booleanAttributeType, .dateAttributeType,
+        ]
 
         /// Archived defaults are `NSNumber`s for every numeric and Boolean type; Strata's
         /// attribute defaults take the type's own value.

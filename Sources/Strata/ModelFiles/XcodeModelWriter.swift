@@ -159,6 +159,22 @@ enum XcodeModelWriter {
         ]
     }
 
+    /// The first text of the model that its `contents` XML could not hold, if any.
+    static func textXMLCannotHold(in model: NSManagedObjectModel) -> String? {
+        modelNode(model).firstText(where: { !canHold($0) })
+    }
+
+    /// Whether XML can hold the text: XML 1.0 allows no control character but tab, line feed
+    /// and carriage return, even as a character reference, nor U+FFFE and U+FFFF.
+    static func canHold(_ text: String) -> Bool {
+        text.unicodeScalars.allSatisfy { scalar in
+            switch scalar.value {
+            case 0x9, 0xA, 0xD, 0x20...0xFFFD, 0x10000...: true
+            default: false
+            }
+        }
+    }
+
     /// Xcode's order of names: case-insensitive, ties broken by code points.
     static func xcodeOrder(_ lhs: String, _ rhs: String) -> Bool {
         switch lhs.caseInsensitiveCompare(rhs) {
@@ -179,6 +195,15 @@ private struct XMLNode {
         self.name = name
         self.attributes = attributes
         self.children = children
+    }
+
+    /// The first attribute value, in document order, that meets the condition.
+    func firstText(where condition: (String) -> Bool) -> String? {
+        if let found = attributes.first(where: { condition($0.1) }) { return found.1 }
+        for child in children {
+            if let found = child.firstText(where: condition) { return found }
+        }
+        return nil
     }
 
     func render(depth: Int, into lines: inout [String]) {

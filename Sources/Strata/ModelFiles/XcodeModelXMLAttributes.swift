@@ -144,10 +144,12 @@ enum XcodeModelXMLAttributes {
 
     /// The inverse's entity as the file should name it. A file may name a subentity of the
     /// entity that declares the inverse (the inverse is then inherited); that name is kept
-    /// as long as it still leads to the inverse.
+    /// as long as it still leads to the inverse. An inverse that is not in the model keeps the
+    /// entity its file named, or none: naming one it did not would make another model once
+    /// read back (found by fuzzing: Fuzz/Regressions/model-xml).
     private static func inverseEntityName(of relationship: NSRelationshipDescription) -> String? {
         guard let inverse = relationship.inverseRelationship, let declaring = inverse.entity else {
-            return relationship.inverseEntityName ?? relationship.destinationName
+            return relationship.inverseEntityName
         }
         if let written = relationship.inverseEntityName,
             let writtenEntity = relationship.entity?.managedObjectModel?.entitiesByName[written],

@@ -45,6 +45,9 @@ struct GraphImport {
         let progress = ProgressBar("import", total: total * 2 + 1)
         defer { progress.finish() }
         return try context.performAndWait {
+            // The objects hold one another through their relationships, which would keep them
+            // alive once the context is gone: faulting them breaks the cycles.
+            defer { context.reset() }
             var records: [(id: String, entity: NSEntityDescription, values: [String: Any], key: Int64?)] = []
             records.reserveCapacity(total)
             for name in entities.keys.sorted() {

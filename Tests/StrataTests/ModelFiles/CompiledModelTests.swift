@@ -213,6 +213,142 @@ struct CompiledModelTests {
         }
     }
 
+    /// A compiled model is a model file compiled, and XML holds no control character but tab
+    /// and line breaks: one that holds another is damaged, not a model written back as XML no
+    /// reader takes (found by fuzzing: Fuzz/Regressions/compiled-model).
+    @Test func textAModelFileCannotHoldIsDamage() throws {
+        let model = NSManagedObjectModel {
+            Entity("Note") {
+                Attribute("body", .transformableAttributeType)
+            }
+        }
+        model.entitiesByName["Note"]?.attributesByName["body"]?.valueTransformerName = "NSSecureUnarchiveFro\u{1}\u{0}"
+        let archive = CompiledModelEncoder.archive(model)
+        do {
+            try CompiledModelDecoder.read(archive, file: nil, into: NSManagedObjectModel())
+            Issue.record("a model holding U+0001 loaded")
+        } catch {
+            #expect(
+                error.kind
+                    == .damagedCompiledModel(
+                        reason: #"the text "NSSecureUnarchiveFro\u{01}\0" holds a character no model file can hold"#))
+        }
+        // Tabs and line breaks are text XML holds (as character references): the model loads and
+        // writes back as it was.
+        model.entitiesByName["Note"]?.attributesByName["body"]?.valueTransformerName = "Name\twith\nbreaks"
+        let loaded = NSManagedObjectModel()
+        try CompiledModelDecoder.read(CompiledModelEncoder.archive(model), file: nil, into: loaded)
+        #expect(try NSManagedObjectModel.load(xml: loaded.xcodeModelContents()).isEqual(loaded))
+    }
+
+    /// A shelf whose `spot` is a composite attribute of the elements given (a row, by default).
+    static func compositeModel(
+        typeName: String?, elements: [NSAttributeDescription]? = nil, more: [NSAttributeDescription] = []
+    ) -> NSManagedObjectModel {
+        func attribute(_ name: String, _ type: NSAttributeType) -> NSAttributeDescription {
+            let attribute = NSAttributeDescription()
+            attribute.name = name
+            attribute.attributeType = type
+            return attribute
+        }
+        let spot = NSCompositeAttributeDescription()
+        spot.name = "spot"
+        spot.compositeTypeName = typeName
+        spot.elements = elements ?? [attribute("row", .integer16AttributeType)]
+        let shelf = NSEntityDescription()
+        shelf.name = "Shelf"
+        shelf.managedObjectClassName = "NSManagedObject"
+        shelf.properties = [spot] + more
+        let model = NSManagedObjectModel()
+        model.entities = [shelf]
+        return model
+    }
+
+    /// A model file declares each composite type once (`<composite>`) and its attributes name it,
+    /// so an archive whose composite attribute has elements but no type, whose attributes of one
+    /// type disagree on its elements, or whose attribute class and type disagree, holds what no
+    /// model file can say: damage, not a model that changes once written as XML (found by
+    /// fuzzing: Fuzz/Regressions/compiled-model/composite-without-type.mom).
+    @Test func compositeAttributesNoModelFileCanSayAreDamage() throws {
+        func error(loading model: NSManagedObjectModel) -> ModelError? {
+            do {
+                try CompiledModelDecoder.read(CompiledModelEncoder.archive(model), file: nil, into: NSManagedObjectModel())
+                return nil
+            } catch {
+                return error
+            }
+        }
+        let untyped = try #require(error(loading: Self.compositeModel(typeName: nil)))
+        #expect(untyped.kind == .damagedCompiledModel(reason: "a composite attribute has elements but names no composite type"))
+        #expect(untyped.entity == "Shelf" && untyped.property == "spot")
+
+        func text() -> NSAttributeDescription {
+            let text = NSAttributeDescription()
+            text.name = "label"
+            text.attributeType = .stringAttributeType
+            return text
+        }
+        let label = NSCompositeAttributeDescription()
+        label.name = "home"
+        label.compositeTypeName = "Place"
+        label.elements = [text()]
+        let disagreeing = try #require(error(loading: Self.compositeModel(typeName: "Place", more: [label])))
+        #expect(
+            disagreeing.kind == .damagedCompiledModel(reason: "the composite type Place has other elements in another attribute"))
+
+        let plain = NSAttributeDescription()
+        plain.name = "place"
+        plain.attributeType = .compositeAttributeType
+        let misclassed = try #require(error(loading: Self.compositeModel(typeName: "Place", more: [plain])))
+        #expect(misclassed.kind == .damagedCompiledModel(reason: "NSAttributeDescription of attribute type Composite"))
+        #expect(misclassed.property == "place")
+
+        // Attributes of one type with the same elements, and a composite with neither type nor
+        // elements, are what model files say: they load and survive the XML round trip.
+        let agreeing = Self.compositeModel(typeName: "Place", elements: [text()], more: [label])
+        let loaded = NSManagedObjectModel()
+        try CompiledModelDecoder.read(CompiledModelEncoder.archive(agreeing), file: nil, into: loaded)
+        #expect(loaded.compositeTypes.map(\.name) == ["Place"])
+        let home = loaded.entitiesByName["Shelf"]?.attributesByName["home"] as? NSCompositeAttributeDescription
+        #expect(home?.elements.map(\.name) == ["label"])
+        #expect(try NSManagedObjectModel.load(xml: loaded.xcodeModelContents()).isEqual(loaded))
+        let empty = NSManagedObjectModel()
+        try CompiledModelDecoder.read(
+            CompiledModelEncoder.archive(Self.compositeModel(typeName: nil, elements: [])), file: nil, into: empty)
+        #expect(try NSManagedObjectModel.load(xml: empty.xcodeModelContents()).isEqual(empty))
+    }
+
+    /// A default value a model file cannot write as the attribute's default text (a string for
+    /// a Double, NaN) is damage, not a default that changes once written as XML (found by
+    /// fuzzing: Fuzz/Regressions/compiled-model/double-default-text.mom).
+    @Test func aDefaultValueNoModelFileCanWriteIsDamage() throws {
+        func model(_ value: Any) -> NSManagedObjectModel {
+            let rating = NSAttributeDescription()
+            rating.name = "rating"
+            rating.attributeType = .doubleAttributeType
+            rating.defaultValue = value
+            let item = NSEntityDescription()
+            item.name = "Item"
+            item.properties = [rating]
+            let model = NSManagedObjectModel()
+            model.entities = [item]
+            return model
+        }
+        for (value, shown) in [("size", #""size""#), (Double.nan, "nan")] as [(Any, String)] {
+            do {
+                try CompiledModelDecoder.read(CompiledModelEncoder.archive(model(value)), file: nil, into: NSManagedObjectModel())
+                Issue.record("a Double default \(shown) loaded")
+            } catch {
+                #expect(error.kind == .damagedCompiledModel(reason: "the default value \(shown) is no Double value"))
+                #expect(error.entity == "Item" && error.property == "rating")
+            }
+        }
+        let loaded = NSManagedObjectModel()
+        try CompiledModelDecoder.read(CompiledModelEncoder.archive(model(2.5)), file: nil, into: loaded)
+        #expect(loaded.entitiesByName["Item"]?.attributesByName["rating"]?.defaultValue as? Double == 2.5)
+        #expect(try NSManagedObjectModel.load(xml: loaded.xcodeModelContents()).isEqual(loaded))
+    }
+
     // MARK: Stores
 
     @Test func storesCarryTheirModelInZModelCache() throws {

@@ -156,4 +156,33 @@ import Testing
         let read = try NSManagedObjectModel.load(xml: Data(xml.utf8))
         #expect(read.entitiesByName["Item"]?.userInfo?["tab\there"] as? String == "a\rb & 'c'")
     }
+
+    /// An inverse that is not in the model (a file with `inverseName` and no `inverseEntity`,
+    /// whose destination lacks the inverse) is written as read: the writer does not name an
+    /// inverse entity the file did not, which would make another model once read back (found
+    /// by fuzzing: Fuzz/Regressions/model-xml/inverse-without-entity.xml).
+    @Test func anUnresolvedInverseIsWrittenAsRead() throws {
+        let text = XcodeModelFixtures.single(
+            attribute:
+                #"<relationship name="tags" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Item" inverseName="items"/>"#
+        )
+        let model = try XcodeModelFixtures.load(text)
+        let tags = try #require(model.entitiesByName["Item"]?.relationshipsByName["tags"])
+        #expect(tags.inverseRelationship == nil && tags.inverseRelationshipName == "items")
+        #expect(tags.inverseEntityNameInModel == nil)
+        let xml = XcodeModelWriter.contentsXML(for: model)
+        #expect(xml.contains(#"destinationEntity="Item" inverseName="items"/>"#))
+        #expect(!xml.contains("inverseEntity="))
+        let read = try NSManagedObjectModel.load(xml: Data(xml.utf8))
+        #expect(read.isEqual(model))
+        #expect(read.entitiesByName["Item"]?.relationshipsByName["tags"]?.inverseEntityNameInModel == nil)
+        #expect(XcodeModelWriter.contentsXML(for: read) == xml)
+        // An inverse entity the file names is kept, resolved or not.
+        let named = try XcodeModelFixtures.load(
+            XcodeModelFixtures.single(
+                attribute:
+                    #"<relationship name="tags" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Item" inverseName="items" inverseEntity="Item"/>"#
+            ))
+        #expect(XcodeModelWriter.contentsXML(for: named).contains(#"inverseName="items" inverseEntity="Item"/>"#))
+    }
 }

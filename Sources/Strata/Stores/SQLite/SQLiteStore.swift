@@ -180,7 +180,12 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     }
 
     private func migrate(on queue: DatabaseQueue, model: NSManagedObjectModel, mapping: SQLiteStoreMapping) throws {
-        guard let existing = try queue.read({ db in try Self.readMetadata(db) }) else { return }
+        guard let existing = try queue.read({ db in try Self.readMetadata(db) }) else {
+            // Another database than a store is refused here, before a pool's switch to WAL
+            // rewrites the file's header, rather than by `createSchema` after it.
+            try queue.read { db in try requireNoTables(db) }
+            return
+        }
         // In WAL mode a commit need not reach the disk by itself here: the checkpoint that ends
         // a migration syncs the WAL, then the main file, before the store opens (as the pool's
         // writer, GRDB's, also runs with `synchronous = NORMAL`). A pragma the app gave wins.
@@ -194,6 +199,32 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         let metadata = try migrateIfNeeded(queue, metadata: existing.metadata, model: model, mapping: mapping)
         // A store of another model fails here too, before any other connection opens.
         try checkCompatibility(of: metadata, with: model)
+        try Self.checkWritable(queue)
+    }
+
+    /// A pool switches a store in another journal mode to WAL, which rewrites the file's
+    /// header, and then writes (GRDB's first transaction): a damaged page that write meets
+    /// would leave the file changed although the store did not open. The same kind of write,
+    /// made here and rolled back, meets the damage while a rollback still leaves every byte.
+    private static func checkWritable(_ queue: DatabaseQueue) throws {
+        guard try queue.read({ db in try String.fetchOne(db, sql: "PRAGMA journal_mode") })?.lowercased() != "wal" else {
+            return
+        }
+        try queue.inTransaction(.immediate) { db in
+            try db.execute(sql: "CREATE TABLE strata_write_check (id INTEGER PRIMARY KEY)")
+            return .rollback
+        }
+    }
+
+    /// Refuses a file that has tables but no Core Data metadata: another database, which a
+    /// store must not be made in.
+    private func requireNoTables(_ db: Database) throws {
+        let tables = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master WHERE type = 'table'") ?? 0
+        guard tables == 0 else {
+            throw CoreDataError.make(
+                NSPersistentStoreIncompatibleSchemaError,
+                "The SQLite file at \(url?.path ?? "?") is not a Core Data store (it has tables but no Z_METADATA).")
+        }
     }
 
     /// The configuration of the store's connections: read-only or not, SQLite functions
@@ -277,12 +308,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         var metadata = Self.modelMetadata(for: model, type: NSSQLiteStoreType)
         metadata["_NSAutoVacuumLevel"] = "2"
         try database.writeWithoutTransaction { db in
-            let tables = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master WHERE type = 'table'") ?? 0
-            guard tables == 0 else {
-                throw CoreDataError.make(
-                    NSPersistentStoreIncompatibleSchemaError,
-                    "The SQLite file at \(self.url?.path ?? "?") is not a Core Data store (it has tables but no Z_METADATA).")
-            }
+            try self.requireNoTables(db)
             try db.inTransaction {
                 for statement in mapping.schema.createStatements + mapping.schema.primaryKeyInsertStatements {
                     try db.execute(sql: statement)
