@@ -291,6 +291,10 @@ let package = Package(
         // A second process for the persistent history tests: it saves into a store the test
         // watches (remote change notifications), or is killed in the middle of saves.
         .executableTarget(name: "strata-history-writer", dependencies: ["Strata"], path: "Tests/StrataHistoryWriter"),
+        // The kill -9 harness's child (scripts/kill-harness, RELIABILITY.md): makes a store, runs
+        // one operation for the script to kill, and checks what the kill left.
+        .executableTarget(
+            name: "strata-kill-child", dependencies: ["Strata", "StrataSyncProtocol"], path: "Tests/StrataKillChild"),
         .testTarget(
             name: "StrataMacrosTests",
             dependencies: [
