@@ -34,6 +34,23 @@ struct XcodeModelXMLElement {
     ///
     /// - Throws: `.malformedXML` with the line of the problem when the data is not well
     ///   formed XML.
+    /// Where a `<?` other than the XML declaration at the start begins, if any.
+    static func processingInstructionAfterDeclaration(in data: Data) -> Data.Index? {
+        let opening = Data("<?".utf8)
+        guard var found = data.range(of: opening) else { return nil }
+        // The declaration: at the very start (after a byte-order mark or white space).
+        let leading = data[data.startIndex..<found.lowerBound]
+        let isDeclaration =
+            leading.allSatisfy { [0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
+            && data[found.lowerBound...].starts(with: Data("<?xml".utf8))
+        if isDeclaration {
+            guard let end = data.range(of: Data("?>".utf8), in: found.upperBound..<data.endIndex) else { return nil }
+            guard let next = data.range(of: opening, in: end.upperBound..<data.endIndex) else { return nil }
+            found = next
+        }
+        return found.lowerBound
+    }
+
     static func parse(_ data: Data, file: URL?) throws(ModelError) -> XcodeModelXMLElement {
         // Xcode writes model files in UTF-8. FoundationXML's parser traps on names and values
         // that are not valid UTF-8, so such data is rejected before it gets there.
@@ -45,6 +62,13 @@ struct XcodeModelXMLElement {
         // expansion and external entities away from the parser.
         if data.range(of: Data("<!DOCTYPE".utf8)) != nil {
             throw ModelError(.malformedXML(reason: "model files have no document type declaration"), file: file)
+        }
+        // Nor processing instructions besides the XML declaration: FoundationXML's parser
+        // crashes on one without data (`<?x?>`: libxml2's null data pointer reaches `strlen`).
+        if let position = processingInstructionAfterDeclaration(in: data) {
+            throw ModelError(
+                .malformedXML(reason: "model files have no processing instructions besides the XML declaration"),
+                file: file, line: data[data.startIndex..<position].reduce(1) { $1 == 0x0A ? $0 + 1 : $0 })
         }
         let builder = TreeBuilder()
         let parser = XMLParser(data: data)

@@ -48,6 +48,24 @@ import Testing
         #expect(error.kind == .malformedXML(reason: "model files have no document type declaration"))
     }
 
+    /// A processing instruction other than the declaration is refused before the parser sees it:
+    /// FoundationXML's parser crashes on one without data (found by fuzzing, model-xml). The
+    /// declaration itself, after a byte-order mark or white space, is taken.
+    @Test func processingInstructionsBesidesTheDeclarationAreRefused() throws {
+        let reason = "model files have no processing instructions besides the XML declaration"
+        let withoutData = "<?xml version=\"1.0\"?>\n<model>\n<?x?>\n</model>"
+        let error = try #require(XcodeModelFixtures.error(loading: withoutData, file: file))
+        #expect(error.kind == .malformedXML(reason: reason))
+        #expect(error.file == file && error.line == 3)
+        let first = try #require(XcodeModelFixtures.error(loading: "<?xNSManagedO?>\n<model/>"))
+        #expect(first.kind == .malformedXML(reason: reason) && first.line == 1)
+        let withData = try #require(XcodeModelFixtures.error(loading: "<model><?target some data?></model>"))
+        #expect(withData.kind == .malformedXML(reason: reason))
+        let declared = "\u{FEFF}" + XcodeModelFixtures.single()
+        #expect(XcodeModelFixtures.error(loading: declared) == nil)
+        #expect(XcodeModelXMLElement.processingInstructionAfterDeclaration(in: Data(XcodeModelFixtures.single().utf8)) == nil)
+    }
+
     @Test func aRootOtherThanModelIsRejected() throws {
         let error = try #require(XcodeModelFixtures.error(loading: #"<plist version="1.0"><dict/></plist>"#, file: file))
         #expect(error.kind == .malformedXML(reason: "the root element is <plist>, not <model>"))
