@@ -158,7 +158,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     var isInMemory: Bool { url?.path == "/dev/null" }
 
     /// Migrates an existing store that needs it (`migrateIfNeeded`) and checks its model, on
-    /// one connection of its own, closed afterwards, before the store's connections open: a
+    /// one connection of its own, before the store's connections open: a
     /// pool's first writer writes a transaction of its own into a WAL that is missing or
     /// empty, so a migration (or an open) that failed after it would leave the file changed.
     /// On one connection a failure changes nothing, and a migration leaves the migrated store
