@@ -122,9 +122,6 @@ let strataToolDependencies: [Target.Dependency] = [
 //   checker reports leaks), here rather than with `swift build --sanitize`, which would also
 //   instrument the macro plugin and break its link; and testability, for the entry points'
 //   @testable imports.
-// - SwiftPM links an executable target's code into tests only, so StrataTool is a library there,
-//   its entry point renamed as SwiftPM renames an executable's: the harness links the
-//   `strata store import` code it drives.
 let fuzzing = Context.environment["STRATA_FUZZING"] == "1"
 let fuzzInstrumentation: [SwiftSetting] =
     fuzzing
@@ -134,24 +131,23 @@ let fuzzInstrumentation: [SwiftSetting] =
             "-enable-testing",
         ])
     ] : []
-let strataTool: Target =
-    fuzzing
-    ? .target(
-        name: "StrataTool", dependencies: strataToolDependencies,
-        swiftSettings: fuzzInstrumentation + [
-            .unsafeFlags(["-Xfrontend", "-entry-point-function-name", "-Xfrontend", "StrataTool_main"])
-        ])
-    : .executableTarget(name: "StrataTool", dependencies: strataToolDependencies)
+// The tool's commands are a library, so the fuzzing harness links the code it drives; the
+// executable is only their entry point.
+let strataToolTargets: [Target] = [
+    .target(name: "StrataToolKit", dependencies: strataToolDependencies, swiftSettings: fuzzInstrumentation),
+    .executableTarget(name: "StrataTool", dependencies: ["StrataToolKit"]),
+]
 let fuzzTargets: [Target] =
     [
         .target(
             name: "StrataFuzzing",
-            dependencies: ["Strata", "StrataSyncProtocol", "StrataTool", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "Strata", "StrataSyncProtocol", "StrataToolKit", .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             path: "Fuzz/StrataFuzzing",
             swiftSettings: fuzzInstrumentation
         ),
-        // StrataTool again: a test links an executable target's code only when it names it.
-        .testTarget(name: "StrataFuzzingTests", dependencies: ["StrataFuzzing", "StrataTool"]),
+        .testTarget(name: "StrataFuzzingTests", dependencies: ["StrataFuzzing"]),
     ]
     + (fuzzing
         ? [
@@ -164,6 +160,7 @@ let fuzzTargets: [Target] =
 
 // The `strata` command-line tool (its target is StrataTool: a module named `strata` would differ
 // from `Strata` only in case).
+// A fuzzing build makes only the harness: the tool's commands are instrumented there.
 let strataToolProducts: [Product] = fuzzing ? [] : [.executable(name: "strata", targets: ["StrataTool"])]
 
 let package = Package(
@@ -191,7 +188,7 @@ let package = Package(
         .package(url: "https://github.com/vapor/jwt-kit", exact: "5.8.0"),
         .package(url: "https://github.com/apple/swift-crypto", exact: "4.5.2"),
     ],
-    targets: coreDataTargets + fuzzTargets + [
+    targets: coreDataTargets + fuzzTargets + strataToolTargets + [
         .target(
             name: "Strata",
             dependencies: [
@@ -218,7 +215,6 @@ let package = Package(
             ]
         ),
         .target(name: "StrataCodegen", dependencies: ["Strata"]),
-        strataTool,
         .testTarget(
             name: "StrataToolTests",
             // strata-codegen: `model generate` is compared with the plugin's generator.

@@ -1,7 +1,7 @@
 import Foundation
 import Strata
 
-@testable import StrataTool
+@testable import StrataToolKit
 
 extension FuzzTarget {
     /// The bytes as a `strata store import` file, imported as the command imports it: into a new
