@@ -75,16 +75,31 @@ enum StoreFile {
         }
     }
 
-    /// Throws `NSFileReadCorruptFileError` unless the file starts with SQLite's header.
+    /// Throws `NSFileReadCorruptFileError` unless the file starts with SQLite's header, as
+    /// SQLite itself reads it. A file descriptor of Strata's own would not do: closing it drops
+    /// every POSIX lock this process holds on the file, those of the SQLite connections open on
+    /// it too (such locks belong to the process, not to a descriptor), and another process
+    /// could then checkpoint or truncate the WAL under them. SQLite's connections to one file
+    /// share a descriptor that stays open while any of them is.
     static func requireSQLiteHeader(_ url: URL) throws {
-        let header = Data("SQLite format 3\0".utf8)
-        let handle = try FileHandle(forReadingFrom: url)
-        defer { try? handle.close() }
-        let start = try handle.read(upToCount: header.count) ?? Data()
-        guard start == header else {
-            throw CoreDataError.make(
+        let notADatabase = {
+            CoreDataError.make(
                 CocoaError.Code.fileReadCorruptFile.rawValue,
                 "The file at \(url.path) is not a SQLite database.", userInfo: [NSURLErrorKey: url])
+        }
+        // SQLite takes an empty file for an empty database; a store's file is never empty.
+        var info = stat()
+        if stat(url.path, &info) == 0, info.st_size == 0 { throw notADatabase() }
+        do {
+            var configuration = Configuration()
+            configuration.readonly = true
+            let queue = try DatabaseQueue(path: url.path, configuration: configuration)
+            defer { try? queue.close() }
+            _ = try queue.read { db in try Int.fetchOne(db, sql: "PRAGMA schema_version") }
+        } catch let error as DatabaseError where error.resultCode.primaryResultCode == .SQLITE_NOTADB {
+            throw notADatabase()
+        } catch let error as DatabaseError {
+            try translatingSQLiteErrors(url) { throw error }
         }
     }
 
@@ -136,8 +151,11 @@ enum StoreFile {
                 throw CoreDataError.make(
                     CocoaError.Code.fileWriteOutOfSpace.rawValue, "The disk holding \(path) is full.", userInfo: info)
             default:
+                // The extended code says which of a kind (which I/O call, which lock) failed.
+                let extended = Int(error.extendedResultCode.rawValue)
+                let detail = extended == code ? "\(code)" : "\(code) (extended \(extended))"
                 throw CoreDataError.make(
-                    fallback, "SQLite error \(code) on \(path): \(error.message ?? "")", userInfo: info)
+                    fallback, "SQLite error \(detail) on \(path): \(error.message ?? "")", userInfo: info)
             }
         } catch let error as NSError where error.domain.hasPrefix("GRDB") {
             // GRDB's other errors (a row that does not decode, say): Core Data's code, GRDB's
