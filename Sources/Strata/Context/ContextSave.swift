@@ -47,12 +47,18 @@ extension NSManagedObjectContext {
                 break
             } catch let conflicts as VersionConflictError {
                 // Optimistic locking failed: the merge policy brings the objects up to the
-                // store's versions (or throws 133020), and the save is tried again.
+                // store's versions (or throws 133020), and the save is tried again. Another
+                // save may commit between the policy's reading and the retry: each retry lost
+                // to a save that went through, so the store moves on, and the save tries again
+                // while its policy resolves, after a short random pause once it lost twice (so
+                // that writers meeting each other do not meet again). Apple's resolves under
+                // the store's lock (DEVIATIONS.md).
                 let list = mergeConflicts(conflicts)
                 attempts += 1
-                guard attempts < 4 else { throw NSMergePolicy.mergeError(list) }
+                guard attempts < Self.saveAttempts else { throw NSMergePolicy.mergeError(list) }
                 try resolvedMergePolicy.resolve(mergeConflicts: list)
                 processPendingChanges()
+                if attempts >= 2 { usleep(UInt32.random(in: 0...UInt32(min(attempts, 20) * 250))) }
             }
         }
 
@@ -92,6 +98,10 @@ extension NSManagedObjectContext {
             Self.didSaveObjectIDsNotification, inserted: saved.inserted.map(\.objectID),
             updated: saved.updated.map(\.objectID), deleted: saved.deleted.map(\.objectID))
     }
+
+    /// How many times a save meets rows that changed before it gives up with 133020 under a
+    /// policy that resolves conflicts: far more than writers racing for the same rows need.
+    static let saveAttempts = 100
 
     /// The user info of `NSManagedObjectContextDidSave`: the saved objects, and the context's
     /// new query generation when it is pinned.
