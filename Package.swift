@@ -282,8 +282,17 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataTests",
-            dependencies: ["Strata", "strata-history-writer", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [
+                "Strata", "strata-history-writer", "StrataConcurrencyHarness", "strata-concurrency-writer",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
         ),
+        // The concurrency harness (RELIABILITY.md): writers that record what each save knew, shared
+        // by the tests and the second process that saves into the same store at the same time.
+        .target(name: "StrataConcurrencyHarness", dependencies: ["Strata"], path: "Tests/StrataConcurrencyHarness"),
+        .executableTarget(
+            name: "strata-concurrency-writer", dependencies: ["Strata", "StrataConcurrencyHarness"],
+            path: "Tests/StrataConcurrencyWriter"),
         // A second process for the persistent history tests: it saves into a store the test
         // watches (remote change notifications), or is killed in the middle of saves.
         .executableTarget(name: "strata-history-writer", dependencies: ["Strata"], path: "Tests/StrataHistoryWriter"),

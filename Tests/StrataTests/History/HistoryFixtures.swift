@@ -77,19 +77,7 @@ extension HistoryTests {
         }
     }
 
-    /// A fresh directory for one test, removed when the value goes away.
-    final class Scratch: Sendable {
-        let url: URL
-
-        init() {
-            url = FileManager.default.temporaryDirectory.appendingPathComponent("strata-history-\(UUID().uuidString)")
-            try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        }
-
-        func file(_ name: String) -> URL { url.appendingPathComponent(name) }
-
-        deinit { try? FileManager.default.removeItem(at: url) }
-    }
+    typealias Scratch = ScratchFolder
 
     /// The URL of a store of each type in the scratch folder (the in-memory store ignores it).
     static func url(for type: String, in scratch: Scratch) -> URL {

@@ -11,19 +11,7 @@ extension HistoryTests {
         private let scratch = Scratch()
 
         /// The built `strata-history-writer`, beside the test runner.
-        static let writer: URL? = {
-            let candidates = [Bundle.main.executableURL, CommandLine.arguments.first.map { URL(fileURLWithPath: $0) }]
-            for directory in candidates.compactMap({ $0?.resolvingSymlinksInPath().deletingLastPathComponent() }) {
-                for folder in [
-                    directory, directory.deletingLastPathComponent(),
-                    directory.deletingLastPathComponent().deletingLastPathComponent(),
-                ] {
-                    let url = folder.appendingPathComponent("strata-history-writer")
-                    if FileManager.default.isExecutableFile(atPath: url.path) { return url }
-                }
-            }
-            return nil
-        }()
+        static let writer = BuiltExecutable.named("strata-history-writer")
 
         /// Collects the remote change notifications posted for one coordinator.
         final class Observer: @unchecked Sendable {
