@@ -152,4 +152,71 @@ import Testing
         #expect(stored.title == "B2+B1")
         #expect(stored.count == 2)
     }
+
+    /// A policy that lets another coordinator change the card again each time it has resolved,
+    /// so that the retried save meets a newer change: a racing writer, on cue.
+    final class RacedPolicy: NSMergePolicy, @unchecked Sendable {
+        let races: Int
+        let race: (Int) throws -> Void
+        private(set) var resolutions = 0
+
+        init(races: Int, race: @escaping (Int) throws -> Void) {
+            self.races = races
+            self.race = race
+            super.init(merge: .mergeByPropertyObjectTrumpMergePolicyType)
+        }
+
+        override func resolve(optimisticLockingConflicts list: [NSMergeConflict]) throws {
+            try super.resolve(optimisticLockingConflicts: list)
+            resolutions += 1
+            if resolutions <= races { try race(resolutions) }
+        }
+    }
+
+    /// A save whose policy resolves conflicts goes through however many saves race it (the
+    /// concurrency harness met a fifth): it failed with 133020 after four attempts.
+    @Test func aSaveThatKeepsMeetingNewerChangesGoesThrough() throws {
+        let folder = ScratchFolder()
+        let url = folder.file("raced.sqlite")
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: Self.model())
+        try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url)
+        let other = NSPersistentStoreCoordinator(managedObjectModel: Self.model())
+        try other.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url)
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        let racer = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        racer.persistentStoreCoordinator = other
+        let card = try context.performAndWait {
+            let card = NSEntityDescription.insertNewObject(forEntityName: "Card", into: context)
+            card.setValue("A", forKey: "title")
+            try context.save()
+            return card
+        }
+        // The card as the other coordinator names it.
+        let id = try #require(other.managedObjectID(forURIRepresentation: card.objectID.uriRepresentation()))
+        // The racer changes the count each time: the card's row moves on before every retry.
+        let race: (Int) throws -> Void = { round in
+            try racer.performAndWait {
+                let theirs = try racer.existingObject(with: id)
+                racer.refresh(theirs, mergeChanges: false)
+                theirs.setValue(Int32(round), forKey: "count")
+                try racer.save()
+            }
+        }
+        let policy = RacedPolicy(races: 8, race: race)
+        context.mergePolicy = policy
+        try race(0)
+        try context.performAndWait {
+            card.setValue("mine", forKey: "title")
+            try context.save()
+        }
+        #expect(policy.resolutions == 9)
+        let stored = try racer.performAndWait {
+            let theirs = try racer.existingObject(with: id)
+            racer.refresh(theirs, mergeChanges: false)
+            return (theirs.value(forKey: "title") as? String, theirs.value(forKey: "count") as? Int32)
+        }
+        #expect(stored.0 == "mine")
+        #expect(stored.1 == 8)
+    }
 }
