@@ -37,6 +37,11 @@ struct TodoChangeStreamTests {
             context.delete(context.object(with: objectID))
             try context.save()
         }
-        #expect(await changes.next() == TodoChange(deleted: [todo.id]))
+        // The SQLite store also posts a remote change for its own coordinator's write (as
+        // Apple's does); read from history, a delete comes as an empty change, whenever the
+        // notification arrives. The save's own change is the first with content.
+        var change = await changes.next()
+        while change?.isEmpty == true { change = await changes.next() }
+        #expect(change == TodoChange(deleted: [todo.id]))
     }
 }
