@@ -161,7 +161,8 @@ public actor TestPostgres {
         }
     }
 
-    /// Starts a program with its output in a file and no input, with posix_spawn rather than
+    /// Starts a program with its output in a file, no input and no other descriptor of this
+    /// process, with posix_spawn rather than
     /// Foundation's `Process`: on Linux, `Process` learns that a child ended when a pipe the
     /// child inherited closes, and the server `pg_ctl start` leaves running inherits it too,
     /// so `waitUntilExit()` would wait for the server to stop.
@@ -176,6 +177,13 @@ public actor TestPostgres {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        #if os(Linux)
+            // Nothing else: descriptors lack close-on-exec where Foundation makes them (a `Pipe`
+            // another test reads a child's output through), and the server `pg_ctl start` leaves
+            // running would hold a pipe's writing end for the life of the test process, so the
+            // reader never saw its end (a command-line test hung in CI that way).
+            closeFrom3(&actions)
+        #endif
         let argv: [UnsafeMutablePointer<CChar>?] = ([program] + arguments).map { strdup($0) } + [nil]
         let environment: [UnsafeMutablePointer<CChar>?] =
             ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
@@ -190,6 +198,22 @@ public actor TestPostgres {
         }
         return pid
     }
+
+    #if os(Linux)
+        /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34), which Swift's Glibc
+        /// module does not import; without it, each descriptor open now is closed.
+        private static func closeFrom3(_ actions: inout posix_spawn_file_actions_t) {
+            typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+            if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") {
+                _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
+                return
+            }
+            let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+            for descriptor in open.compactMap(Int32.init) where descriptor > 2 {
+                posix_spawn_file_actions_addclose(&actions, descriptor)
+            }
+        }
+    #endif
 
     private static let noticed = Locked(false)
 
