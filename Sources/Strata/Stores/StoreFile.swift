@@ -98,6 +98,12 @@ enum StoreFile {
             _ = try queue.read { db in try Int.fetchOne(db, sql: "PRAGMA schema_version") }
         } catch let error as DatabaseError where error.resultCode.primaryResultCode == .SQLITE_NOTADB {
             throw notADatabase()
+        } catch let error as DatabaseError
+            where [.SQLITE_BUSY, .SQLITE_LOCKED].contains(error.resultCode.primaryResultCode)
+        {
+            // Another connection holds the file, a database then: the open that follows waits
+            // for it as long as the store's timeout says.
+            return
         } catch let error as DatabaseError {
             try translatingSQLiteErrors(url) { throw error }
         }
