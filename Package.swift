@@ -266,10 +266,21 @@ let package = Package(
             ],
             path: "Tests/SyncTestSupport"
         ),
+        // The sync simulation of issue 33 (seeded schedules of devices editing and syncing,
+        // checked against an oracle of what must survive): its devices, the in-memory zone and
+        // the schedules, shared by the run against the in-memory zone (StrataTests) and the run
+        // against `strata-sync` processes on PostgreSQL (StrataSyncServerTests). It reads
+        // Strata's sync metadata, hence `@testable import Strata`: it builds where the tests do
+        // (debug), as StrataFuzzing does.
+        .target(
+            name: "SyncSimulationSupport",
+            dependencies: ["Strata", "StrataSyncProtocol", .product(name: "GRDB", package: "GRDB.swift")],
+            path: "Tests/SyncSimulationSupport"
+        ),
         .testTarget(
             name: "StrataSyncServerTests",
             dependencies: [
-                "Strata", "StrataSyncServer", "StrataSyncProtocol", "SyncTestSupport", "strata-sync",
+                "Strata", "StrataSyncServer", "StrataSyncProtocol", "SyncTestSupport", "SyncSimulationSupport", "strata-sync",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "JWTKit", package: "jwt-kit"),
             ]
@@ -284,7 +295,7 @@ let package = Package(
             name: "StrataTests",
             dependencies: [
                 "Strata", "strata-history-writer", "StrataConcurrencyHarness", "strata-concurrency-writer",
-                .product(name: "GRDB", package: "GRDB.swift"),
+                "SyncSimulationSupport", .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         // The concurrency harness (RELIABILITY.md): writers that record what each save knew, shared

@@ -71,6 +71,78 @@ public actor TestPostgres {
         }
     }
 
+    /// Removes a database `makeDatabase` made (its connections ended first), so that runs of
+    /// many databases do not fill the disk.
+    public func dropDatabase(_ url: String) async throws {
+        let name = try Self.databaseName(of: url)
+        // A name `makeDatabase` made (letters, digits and underscores): nothing to bind.
+        _ = try await Self.query("DROP DATABASE IF EXISTS \(name) WITH (FORCE)", databaseURL: url, in: "postgres")
+    }
+
+    /// Runs `sql` in the database at `url` (one of `makeDatabase`'s), or in the database
+    /// `database` of the same server; the first column of each row, as text (NULL as nil).
+    public static func query(_ sql: String, databaseURL url: String, in database: String? = nil) async throws -> [String?] {
+        try await withConnection(to: url, database: database) { connection, logger in
+            try await firstColumn(of: sql, on: connection, logger: logger)
+        }
+    }
+
+    /// Runs `sql` in the database at `url` again and again on one connection, every
+    /// millisecond, until its first row's first column is `true`: a test that must act the
+    /// moment a server has written something. False when `seconds` pass first.
+    public static func waitUntil(_ sql: String, databaseURL url: String, seconds: Double = 30) async throws -> Bool {
+        try await withConnection(to: url, database: nil) { connection, logger in
+            let deadline = ContinuousClock.now + .seconds(seconds)
+            while ContinuousClock.now < deadline {
+                if try await firstColumn(of: sql, on: connection, logger: logger).first == "true" { return true }
+                try await Task.sleep(for: .milliseconds(1))
+            }
+            return false
+        }
+    }
+
+    private static func firstColumn(
+        of sql: String, on connection: PostgresConnection, logger: Logger
+    ) async throws
+        -> [String?]
+    {
+        var values: [String?] = []
+        for try await value in try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).decode(
+            String?.self)
+        {
+            values.append(value)
+        }
+        return values
+    }
+
+    private static func withConnection<T>(
+        to url: String, database: String?, _ body: (PostgresConnection, Logger) async throws -> T
+    ) async throws -> T {
+        guard let components = URLComponents(string: url), let host = components.host else {
+            throw TestPostgresError(message: "Not a database URL: \(url)")
+        }
+        let configuration = PostgresConnection.Configuration(
+            host: host, port: components.port ?? 5432, username: components.user ?? "postgres",
+            password: components.password, database: try database ?? databaseName(of: url), tls: .disable)
+        let logger = Logger(label: "test-postgres")
+        let connection = try await PostgresConnection.connect(configuration: configuration, id: 2, logger: logger)
+        do {
+            let result = try await body(connection, logger)
+            try await connection.close()
+            return result
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+    }
+
+    private static func databaseName(of url: String) throws -> String {
+        guard let path = URLComponents(string: url)?.path, path.count > 1,
+            path.dropFirst().allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" })
+        else { throw TestPostgresError(message: "No database name in \(url)") }
+        return String(path.dropFirst())
+    }
+
     private func start() async -> Server {
         if let server { return server }
         let started: Server

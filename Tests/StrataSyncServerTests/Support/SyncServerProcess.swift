@@ -34,12 +34,13 @@ final class SyncServerProcess: Sendable {
     /// What the server wrote to standard error so far.
     var log: String { output.text.withLock { $0 } }
 
-    /// Starts the program and returns once it listens (it logs its address).
-    static func start(databaseURL: String, extraArguments: [String] = []) async throws -> SyncServerProcess {
+    /// Starts the program and returns once it listens (it logs its address): on `port`, or
+    /// on any free one.
+    static func start(databaseURL: String, port: Int = 0, extraArguments: [String] = []) async throws -> SyncServerProcess {
         guard let executable else { throw TestPostgresError(message: "strata-sync is not built beside the tests") }
         let process = Process()
         process.executableURL = executable
-        process.arguments = ["--port", "0"] + extraArguments
+        process.arguments = ["--port", String(port)] + extraArguments
         var environment = ProcessInfo.processInfo.environment
         environment["DATABASE_URL"] = databaseURL
         environment["STRATA_SYNC_JWT_SECRET"] = TestTokens.secret

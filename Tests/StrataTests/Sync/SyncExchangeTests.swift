@@ -3,6 +3,7 @@ import StrataSyncProtocol
 import Testing
 
 @testable import Strata
+@testable import SyncSimulationSupport
 
 extension SyncTests {
     /// Stores exchanging records through a `MemoryZone`: what the exporter sends, what the
@@ -488,21 +489,6 @@ extension SyncTests {
                 }
                 if context.hasChanges { try context.save() }
             }
-        }
-    }
-
-    /// A small deterministic generator (SplitMix64), so that a failing seed can be replayed.
-    struct SeededRandom {
-        private var state: UInt64
-
-        init(seed: UInt64) { state = seed }
-
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
         }
     }
 }

@@ -4,6 +4,7 @@ import StrataSyncProtocol
 import Testing
 
 @testable import Strata
+@testable import SyncSimulationSupport
 
 extension SyncTests {
     /// The outbox keeps each batch as the JSON a push carries, with its change count and asset
