@@ -149,23 +149,41 @@ enum ManagedObjectClasses {
     }
 
     private static func findEntity(for type: NSManagedObject.Type, in model: NSManagedObjectModel) -> NSEntityDescription? {
-        let qualified = String(reflecting: type)
-        let unqualified = qualified.split(separator: ".").last.map(String.init) ?? qualified
-        let candidates = model.entities.filter { entity in
-            let name = entity.managedObjectClassName ?? ""
-            let trimmed = name.hasPrefix(".") ? String(name.dropFirst()) : name
-            return trimmed == qualified || trimmed == unqualified
-                || trimmed.split(separator: ".").last.map(String.init) == unqualified
-        }
-        return candidates.first ?? model.entitiesByName[unqualified]
+        entityNamingClass(type, in: model) ?? model.entitiesByName[unqualifiedName(of: type)]
     }
 
-    /// The entity of the class in the models used so far by coordinators.
+    /// The entity of the model whose class name is the class's (qualified or not).
+    private static func entityNamingClass(_ type: NSManagedObject.Type, in model: NSManagedObjectModel) -> NSEntityDescription? {
+        model.entities.first { names($0, type) }
+    }
+
+    /// Whether the entity's class name is the class's (qualified or not).
+    private static func names(_ entity: NSEntityDescription, _ type: NSManagedObject.Type) -> Bool {
+        let qualified = String(reflecting: type)
+        let unqualified = unqualifiedName(of: type)
+        let name = entity.managedObjectClassName ?? ""
+        let trimmed = name.hasPrefix(".") ? String(name.dropFirst()) : name
+        return trimmed == qualified || trimmed == unqualified
+            || trimmed.split(separator: ".").last.map(String.init) == unqualified
+    }
+
+    private static func unqualifiedName(of type: NSManagedObject.Type) -> String {
+        let qualified = String(reflecting: type)
+        return qualified.split(separator: ".").last.map(String.init) ?? qualified
+    }
+
+    /// The entity of the class in the models used so far by coordinators, newest first. An
+    /// entity that names the class as its class wins over one that only shares its name in
+    /// a model used later (a model whose `Novel` entity makes `NSManagedObject`s does not
+    /// stand for the `Novel` class).
     static func entity(for type: NSManagedObject.Type) -> NSEntityDescription? {
+        var sharingTheName: NSEntityDescription?
         for model in KnownModels.all() {
-            if let entity = entity(for: type, in: model) { return entity }
+            guard let entity = entity(for: type, in: model) else { continue }
+            if names(entity, type) { return entity }
+            if sharingTheName == nil { sharingTheName = entity }
         }
-        return nil
+        return sharingTheName
     }
 }
 

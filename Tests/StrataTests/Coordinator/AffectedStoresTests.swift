@@ -106,6 +106,22 @@ import Testing
         #expect(plain.entity.properties.isEmpty)
     }
 
+    /// A model used later whose `Novel` entity makes plain `NSManagedObject`s (another test's,
+    /// running at the same time) does not stand for the `Novel` class: `Novel()` keeps the
+    /// entity that names the class. CI met this when such a model was created between the two.
+    @Test func anEntityThatOnlySharesTheClassesNameDoesNotClaimIt() throws {
+        _ = try twoStores([], [])
+        let other = NSManagedObjectModel {
+            Entity("Novel") { Attribute("genre", .stringAttributeType) }
+        }
+        _ = NSPersistentStoreCoordinator(managedObjectModel: other)
+        #expect(other.entitiesByName["Novel"]?.managedObjectClassName != "Novel")
+        let novel = Novel()
+        #expect(novel.entity.propertiesByName["year"] is NSAttributeDescription)
+        #expect(novel.entity.propertiesByName["genre"] == nil)
+        #expect(Novel.entity().managedObjectModel !== other)
+    }
+
     private func years(in name: String) throws -> [Int] {
         try DatabaseQueue(path: scratch.file(name).path).read { db in
             try Int.fetchAll(db, sql: "SELECT ZYEAR FROM ZNOVEL ORDER BY ZTITLE")
