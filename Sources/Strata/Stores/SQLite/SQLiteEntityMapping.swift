@@ -175,6 +175,8 @@ struct SQLiteStoreMapping {
     let updateTexts = SQLiteStatementTexts<UpdateKey>()
     /// The `SELECT`s of relationship faults made so far, by relationship and source entity.
     let relatedTexts = SQLiteStatementTexts<RelatedKey>()
+    /// The fetch SQL kept by the shape of its plan (`SQLiteQueryTemplates`).
+    let queryTemplates = SQLiteQueryTemplates()
 
     struct UpdateKey: Hashable {
         var entity: Int

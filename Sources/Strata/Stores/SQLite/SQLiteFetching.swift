@@ -160,19 +160,26 @@ extension SQLiteStore {
     private func selectSQL(
         columnList: String, plan: FetchPlan, mapping: SQLiteStoreMapping
     ) throws -> (String, StatementArguments) {
-        let (from, arguments) = try fromWhereSQL(plan: plan, mapping: mapping, sorted: true)
-        var sql = "SELECT \(columnList) \(from)"
-        var all = arguments
+        var (sql, arguments) = try mapping.queryTemplates.sql(columns: columnList, plan: plan) { plan in
+            let (from, arguments) = try fromWhereValues(plan: plan, mapping: mapping, sorted: true)
+            return ("SELECT \(columnList) \(from)", arguments)
+        }
         if plan.limit > 0 || plan.offset > 0 {
             sql += " LIMIT ? OFFSET ?"
-            all += [plan.limit > 0 ? plan.limit : -1, plan.offset]
+            arguments += [(plan.limit > 0 ? plan.limit : -1).databaseValue, plan.offset.databaseValue]
         }
-        return (sql, all)
+        return (sql, StatementArguments(values: arguments))
     }
 
     /// `FROM <table> t0 <joins> WHERE <entities> AND (<predicate>) [ORDER BY …]`, with the
     /// predicate and sort keys compiled to SQL.
     func fromWhereSQL(plan: FetchPlan, mapping: SQLiteStoreMapping, sorted: Bool) throws -> (String, StatementArguments) {
+        let (sql, arguments) = try fromWhereValues(plan: plan, mapping: mapping, sorted: sorted)
+        return (sql, StatementArguments(values: arguments))
+    }
+
+    /// `fromWhereSQL` with its arguments as values.
+    private func fromWhereValues(plan: FetchPlan, mapping: SQLiteStoreMapping, sorted: Bool) throws -> (String, [DatabaseValue]) {
         guard let root = mapping.mapping(for: plan.entity) else {
             throw CoreDataError.make(NSCoreDataError, "Entity \(plan.entity.name ?? "?") is not in this store's model.")
         }
@@ -186,7 +193,7 @@ extension SQLiteStore {
         if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
         // The primary key breaks ties, so that pages of a sorted fetch never overlap.
         if !query.orderBy.isEmpty { sql += " ORDER BY " + (query.orderBy + ["t0.Z_PK"]).joined(separator: ", ") }
-        return (sql, StatementArguments(values: query.arguments))
+        return (sql, query.arguments)
     }
 
     /// A row of a `SELECT` of its table's `selectColumns` as a snapshot; the row's entity

@@ -1,0 +1,240 @@
+import Foundation
+internal import GRDB
+
+/// Fetch SQL reused across queries that differ only in their values (issue 34): an app that
+/// runs `category == %d AND price >= %f` with new numbers gets the SQL compiled for the first
+/// one, and GRDB's statement cache then gives it the statement prepared for it too, as Core
+/// Data caches its statements.
+///
+/// A plan's *shape* is the plan with the constants of its comparisons between a key path and
+/// a number, a string or a date replaced by placeholders of their kind; those constants are the
+/// query's parameters, in the order they appear. A shape's first query is compiled twice: with
+/// its own values and with sentinel values, distinct for each parameter. The shape is kept
+/// only when both compilations give the same SQL, every argument of the second is either a
+/// parameter's sentinel or equal in both (a value the shape fixes), every parameter is used,
+/// and the arguments made from the first query's values are the compiler's own. A shape whose
+/// SQL depends on a value in any other way (`CAST` of a string, an entity compared with a
+/// name, `now()`) fails one of these and is compiled every time, as before.
+final class SQLiteQueryTemplates: @unchecked Sendable {
+    struct Key: Hashable {
+        var columns: String
+        var entity: ObjectIdentifier
+        var includesSubentities: Bool
+        var sortKeys: [SortShape]
+        var paged: Bool
+        var predicate: PredicateNode?
+    }
+
+    struct SortShape: Hashable {
+        var key: String
+        var ascending: Bool
+        var comparison: String
+    }
+
+    /// Where an argument of a kept shape comes from.
+    enum Argument: Equatable {
+        case parameter(Int)
+        case fixed(DatabaseValue)
+    }
+
+    enum Entry {
+        case template(entity: NSEntityDescription, sql: String, arguments: [Argument])
+        /// A shape whose SQL depends on more than its parameters' kinds.
+        case compiledEachTime
+    }
+
+    /// Shapes past this many are dropped all at once: an app's queries have a few dozen.
+    static let capacity = 256
+
+    private let entries = Protected([Key: Entry]())
+
+    /// How many shapes are kept as templates (for tests).
+    var templateCount: Int {
+        entries.withLock { $0.values.count { if case .template = $0 { true } else { false } } }
+    }
+
+    /// The SQL and arguments of the plan, from its shape's template when there is one; else
+    /// `compile(plan)`, which also decides whether the shape gets one.
+    func sql(
+        columns: String, plan: FetchPlan, compile: (FetchPlan) throws -> (String, [DatabaseValue])
+    ) throws -> (String, [DatabaseValue]) {
+        var values: [PredicateValue] = []
+        let shape = plan.predicate.map { Self.parameterized($0, values: &values) }
+        let key = Key(
+            columns: columns, entity: ObjectIdentifier(plan.entity), includesSubentities: plan.includesSubentities,
+            sortKeys: plan.sortKeys.map { SortShape(key: $0.key, ascending: $0.ascending, comparison: $0.comparison.rawValue) },
+            paged: plan.limit > 0 || plan.offset > 0, predicate: shape)
+        switch entries.withLock({ $0[key] }) {
+        case .template(let entity, let sql, let recipe) where entity === plan.entity:
+            return (sql, Self.arguments(recipe, values: values, plan: plan))
+        case .compiledEachTime:
+            return try compile(plan)
+        default:
+            break
+        }
+        let compiled = try compile(plan)
+        let entry = Self.entry(for: plan, shape: shape, values: values, compiled: compiled, compile: compile)
+        entries.withLock { entries in
+            if entries.count >= Self.capacity { entries.removeAll() }
+            entries[key] = entry
+        }
+        return compiled
+    }
+
+    // MARK: Shapes
+
+    /// The predicate with each parameter replaced by a placeholder of its kind; the
+    /// parameters' values are appended to `values` in order.
+    static func parameterized(_ node: PredicateNode, values: inout [PredicateValue]) -> PredicateNode {
+        switch node {
+        case .constant: return node
+        case .and(let parts): return .and(parts.map { parameterized($0, values: &values) })
+        case .or(let parts): return .or(parts.map { parameterized($0, values: &values) })
+        case .not(let inner): return .not(parameterized(inner, values: &values))
+        case .comparison(var comparison):
+            if isParameterSide(comparison.right, beside: comparison.left), case .constant(let value) = comparison.right {
+                comparison.right = .constant(placeholder(value))
+                values.append(value)
+            } else if isParameterSide(comparison.left, beside: comparison.right),
+                case .constant(let value) = comparison.left
+            {
+                comparison.left = .constant(placeholder(value))
+                values.append(value)
+            }
+            return .comparison(comparison)
+        }
+    }
+
+    /// Whether `side` is a constant of a parameter's kind compared with a key path that is
+    /// not an object's entity (which compares with entity names, changing the SQL).
+    private static func isParameterSide(_ side: ExpressionNode, beside other: ExpressionNode) -> Bool {
+        guard case .constant(let value) = side, isParameterKind(value), case .keyPath(let path) = other else {
+            return false
+        }
+        return path.split(separator: ".").last.map { $0 != "entity" } ?? false
+    }
+
+    private static func isParameterKind(_ value: PredicateValue) -> Bool {
+        switch value {
+        case .integer, .double, .string, .date: true
+        default: false
+        }
+    }
+
+    private static func placeholder(_ value: PredicateValue) -> PredicateValue {
+        switch value {
+        case .integer: .integer(0)
+        case .double: .double(0)
+        case .string: .string("")
+        case .date: .date(Date(timeIntervalSinceReferenceDate: 0))
+        default: value
+        }
+    }
+
+    /// The plan with each parameter (in the order `parameterized` finds them) replaced.
+    static func replacingParameters(of node: PredicateNode, with values: [PredicateValue]) -> PredicateNode {
+        var next = 0
+        func walk(_ node: PredicateNode) -> PredicateNode {
+            switch node {
+            case .constant: return node
+            case .and(let parts): return .and(parts.map(walk))
+            case .or(let parts): return .or(parts.map(walk))
+            case .not(let inner): return .not(walk(inner))
+            case .comparison(var comparison):
+                if isParameterSide(comparison.right, beside: comparison.left), next < values.count {
+                    comparison.right = .constant(values[next])
+                    next += 1
+                } else if isParameterSide(comparison.left, beside: comparison.right), next < values.count {
+                    comparison.left = .constant(values[next])
+                    next += 1
+                }
+                return .comparison(comparison)
+            }
+        }
+        return walk(node)
+    }
+
+    /// A value of the parameter's kind that no app passes, distinct for each position.
+    static func sentinel(for value: PredicateValue, at position: Int) -> PredicateValue {
+        switch value {
+        case .integer: .integer(-7_213_912_345_678_901 - Int64(position))
+        case .double: .double(-0.000_721_391_234_567_89 * Double(position + 1))
+        case .string: .string("\u{1}strata-parameter-\(position)\u{1}")
+        case .date: .date(Date(timeIntervalSinceReferenceDate: -1_234_567_890.25 - Double(position)))
+        default: value
+        }
+    }
+
+    /// A parameter's value as the compiler binds it (`SQLiteComparisonSQL.encode` for these
+    /// kinds, which needs no column).
+    static func encoded(_ value: PredicateValue) -> DatabaseValue {
+        switch value {
+        case .integer(let number): number.databaseValue
+        case .double(let number): number.databaseValue
+        case .string(let text): text.databaseValue
+        case .date(let date): date.timeIntervalSinceReferenceDate.databaseValue
+        default: .null
+        }
+    }
+
+    private static func arguments(_ recipe: [Argument], values: [PredicateValue], plan: FetchPlan) -> [DatabaseValue] {
+        recipe.map { argument in
+            switch argument {
+            case .parameter(let index): encoded(values[index])
+            case .fixed(let value): value
+            }
+        }
+    }
+
+    // MARK: Deciding
+
+    private static func entry(
+        for plan: FetchPlan, shape: PredicateNode?, values: [PredicateValue], compiled: (String, [DatabaseValue]),
+        compile: (FetchPlan) throws -> (String, [DatabaseValue])
+    ) -> Entry {
+        var sentinelPlan = plan
+        let sentinels = values.enumerated().map { sentinel(for: $0.element, at: $0.offset) }
+        if let shape { sentinelPlan.predicate = replacingParameters(of: shape, with: sentinels) }
+        guard let (sql, arguments) = try? compile(sentinelPlan), sql == compiled.0,
+            arguments.count == compiled.1.count
+        else { return .compiledEachTime }
+        var positions: [ExactValue: Int] = [:]
+        for (position, sentinel) in sentinels.enumerated() { positions[ExactValue(encoded(sentinel))] = position }
+        var recipe: [Argument] = []
+        var used = Set<Int>()
+        for (made, own) in zip(arguments, compiled.1) {
+            if let position = positions[ExactValue(made)] {
+                recipe.append(.parameter(position))
+                used.insert(position)
+            } else if ExactValue(made) == ExactValue(own) {
+                recipe.append(.fixed(own))
+            } else {
+                return .compiledEachTime
+            }
+        }
+        guard used.count == values.count,
+            self.arguments(recipe, values: values, plan: plan).map(ExactValue.init) == compiled.1.map(ExactValue.init)
+        else { return .compiledEachTime }
+        return .template(entity: plan.entity, sql: sql, arguments: recipe)
+    }
+
+    /// A bound value compared exactly: its storage class and its bits (GRDB's `==` compares
+    /// integers with doubles by value).
+    private enum ExactValue: Hashable {
+        case null
+        case integer(Int64)
+        case double(UInt64)
+        case text(String)
+        case blob(Data)
+
+        init(_ value: DatabaseValue) {
+            switch value.storage {
+            case .null: self = .null
+            case .int64(let number): self = .integer(number)
+            case .double(let number): self = .double(number.bitPattern)
+            case .string(let text): self = .text(text)
+            case .blob(let data): self = .blob(data)
+            }
+        }
+    }
+}
