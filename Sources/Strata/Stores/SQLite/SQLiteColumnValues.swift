@@ -71,6 +71,52 @@ extension SQLiteStore {
         return true
     }
 
+    /// Writes the value of a column of a common kind stored as that kind into a new row's
+    /// bytes: at `offset`, with its tag byte at `tag` set to typed (nothing for `NULL`, which a
+    /// new row's absent tag already says); `false` when it takes the codec. The row decoder's
+    /// path for positions whose shape stores the column's kind in place: no generic setter, no
+    /// lookup of the position's description per value (140 instructions a column before).
+    @inline(__always)
+    static func writeTypedColumn(
+        _ statement: SQLiteStatement, _ position: Int32, kind: SQLiteValueKind, to base: UnsafeMutableRawPointer,
+        offset: Int, tag: Int
+    ) -> Bool {
+        let slot = base + offset
+        switch (kind, sqlite3_column_type(statement, position)) {
+        case (_, SQLITE_NULL): return true
+        case (.int16, SQLITE_INTEGER):
+            slot.storeBytes(of: Int16(truncatingIfNeeded: sqlite3_column_int64(statement, position)), as: Int16.self)
+        case (.int32, SQLITE_INTEGER):
+            slot.storeBytes(of: Int32(truncatingIfNeeded: sqlite3_column_int64(statement, position)), as: Int32.self)
+        case (.int64, SQLITE_INTEGER): slot.storeBytes(of: sqlite3_column_int64(statement, position), as: Int64.self)
+        case (.bool, SQLITE_INTEGER): slot.storeBytes(of: sqlite3_column_int64(statement, position) != 0, as: Bool.self)
+        case (.double, SQLITE_FLOAT): slot.storeBytes(of: sqlite3_column_double(statement, position), as: Double.self)
+        case (.double, SQLITE_INTEGER):
+            slot.storeBytes(of: Double(sqlite3_column_int64(statement, position)), as: Double.self)
+        case (.float, SQLITE_FLOAT): slot.storeBytes(of: Float(sqlite3_column_double(statement, position)), as: Float.self)
+        case (.float, SQLITE_INTEGER):
+            slot.storeBytes(of: Float(sqlite3_column_int64(statement, position)), as: Float.self)
+        case (.date, SQLITE_FLOAT):
+            slot.storeBytes(
+                of: Date(timeIntervalSinceReferenceDate: sqlite3_column_double(statement, position)), as: Date.self)
+        case (.date, SQLITE_INTEGER):
+            slot.storeBytes(
+                of: Date(timeIntervalSinceReferenceDate: Double(sqlite3_column_int64(statement, position))),
+                as: Date.self)
+        case (.string, SQLITE_TEXT):
+            var text = ""
+            if let characters = sqlite3_column_text(statement, position) {
+                let count = Int(sqlite3_column_bytes(statement, position))
+                text = String(decoding: UnsafeBufferPointer(start: characters, count: count), as: UTF8.self)
+            }
+            slot.initializeMemory(as: String.self, repeating: text, count: 1)
+        default:
+            return false
+        }
+        base.storeBytes(of: ValueStorage.Tag.typed.rawValue, toByteOffset: tag, as: UInt8.self)
+        return true
+    }
+
     /// The statement's current row, a `SELECT` of its table's `selectColumns`, as a snapshot
     /// (what `decode(_:mapping:expected:)` makes of a GRDB row, read by position). Queries of
     /// many rows use one `SQLiteRowDecoder` for all of them.
@@ -175,6 +221,10 @@ final class SQLiteRowPlan: @unchecked Sendable {
         let attribute: Unmanaged<NSAttributeDescription>?
         /// The position in `toOnes`, or -1 for an attribute.
         let toOne: Int
+        /// Where a new row keeps the value (its byte offset) and its tag, when the shape stores
+        /// the column's kind in place there; -1 otherwise.
+        var offset: Int = -1
+        var tag: Int = -1
     }
 
     /// A to-one column: the destination's mapping, and where its entity number is read.
@@ -195,10 +245,15 @@ final class SQLiteRowPlan: @unchecked Sendable {
         for column in columns.sorted(by: { $0.index < $1.index }) where column.index >= next && column.index < count {
             next = column.index + 1
             if let attribute = column.attribute {
-                steps.append(
-                    Step(
-                        index: column.index, position: Int32(column.position), kind: column.kind,
-                        attribute: Unmanaged.passUnretained(attribute), toOne: -1))
+                var step = Step(
+                    index: column.index, position: Int32(column.position), kind: column.kind,
+                    attribute: Unmanaged.passUnretained(attribute), toOne: -1)
+                let slot = entity.layout.valueShape.table.slot(column.index)
+                if let kind = Self.shapeKind(of: column.kind), slot.kind == kind, slot.typeWord != 0 {
+                    step.offset = Int(slot.offset)
+                    step.tag = entity.layout.valueShape.table.tagOffset + column.index
+                }
+                steps.append(step)
             } else if case .toOne(let relationship, _) = column.binding {
                 let declared = relationship.destinationEntity.flatMap { mapping.mapping(for: $0) }
                 toOnes.append(ToOne(declared: declared, entityPosition: column.entityPosition.map(Int32.init)))
@@ -210,6 +265,21 @@ final class SQLiteRowPlan: @unchecked Sendable {
         }
         self.steps = steps
         self.toOnes = toOnes
+    }
+
+    /// The kind of shape position that stores a column kind in place.
+    private static func shapeKind(of kind: SQLiteValueKind) -> ValueShape.Kind? {
+        switch kind {
+        case .int16: .int16
+        case .int32: .int32
+        case .int64: .int64
+        case .bool: .bool
+        case .double: .double
+        case .float: .float
+        case .date: .date
+        case .string: .string
+        case .other: nil
+        }
     }
 }
 
@@ -266,18 +336,26 @@ final class SQLiteRowDecoder {
         let plan = plan(statement, entityColumn: 1)
         // A new storage, this decoder's alone: values are written into it in place.
         let row = ValueStorage.make(shape: plan.shape)
-        plan.steps.withUnsafeBufferPointer { steps in
-            for step in steps {
-                if step.toOne >= 0 {
-                    if let id = destination(statement, step.position, plan.toOnes[step.toOne], at: step.toOne) {
-                        row.setObject(id, at: step.index)
+        row.withUnsafeMutablePointerToElements { words in
+            let base = UnsafeMutableRawPointer(words)
+            plan.steps.withUnsafeBufferPointer { steps in
+                for step in steps {
+                    if step.toOne >= 0 {
+                        if let id = destination(statement, step.position, plan.toOnes[step.toOne], at: step.toOne) {
+                            row.setObject(id, at: step.index)
+                        }
+                        continue
                     }
-                } else if !SQLiteStore.storeTypedColumn(statement, step.position, kind: step.kind, in: row, at: step.index),
-                    let attribute = step.attribute
-                {
-                    row.setValue(
-                        store.codecColumnValue(statement, step.position, attribute: attribute.takeUnretainedValue()),
-                        at: step.index)
+                    let stored =
+                        step.offset >= 0
+                        ? SQLiteStore.writeTypedColumn(
+                            statement, step.position, kind: step.kind, to: base, offset: step.offset, tag: step.tag)
+                        : SQLiteStore.storeTypedColumn(statement, step.position, kind: step.kind, in: row, at: step.index)
+                    if !stored, let attribute = step.attribute {
+                        row.setValue(
+                            store.codecColumnValue(statement, step.position, attribute: attribute.takeUnretainedValue()),
+                            at: step.index)
+                    }
                 }
             }
         }
