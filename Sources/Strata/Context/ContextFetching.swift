@@ -37,8 +37,7 @@ extension NSManagedObjectContext {
         // array has the layout of `[Result]`; an existential's elements are wider.
         if T.self == Result.self { return unsafeBitCast(results, to: [T].self) }
         if T.self is AnyClass, MemoryLayout<T>.size == MemoryLayout<Result>.size {
-            let wanted = ObjectIdentifier(T.self)
-            if results.allSatisfy({ ObjectIdentifier(type(of: $0)) == wanted }) {
+            if Self.allOfClass(ObjectIdentifier(T.self), unsafeBitCast(results, to: [AnyObject].self)) {
                 return unsafeBitCast(results, to: [T].self)
             }
         }
@@ -54,6 +53,15 @@ extension NSManagedObjectContext {
             typed.append(value)
         }
         return typed
+    }
+
+    /// Whether every object is exactly of the class (a plain loop: in the generic caller, each
+    /// element's class was asked through the runtime's generic witnesses).
+    private static func allOfClass(_ wanted: ObjectIdentifier, _ objects: [AnyObject]) -> Bool {
+        objects.withUnsafeBufferPointer { buffer in
+            for object in buffer where ObjectIdentifier(type(of: object)) != wanted { return false }
+            return true
+        }
     }
 
     /// The IDs a request finds: the store's answer, without making an object for each,

@@ -52,7 +52,7 @@ extension SQLiteStore {
         }
         // One statement (a batch of a batched fetch) needs no transaction around it.
         let single = byTable.count == 1 && (byTable.first?.value.count ?? 0) <= Self.chunk
-        return try single ? database.unsafeRead(read) : database.read(read)
+        return try single ? readOneStatement(database, read) : database.read(read)
     }
 
     func sqliteRelatedObjectIDs(

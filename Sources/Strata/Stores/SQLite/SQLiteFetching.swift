@@ -15,7 +15,7 @@ extension SQLiteStore {
         guard let root = mapping.mapping(for: plan.entity) else { return [] }
         let columns = mapping.selectLists[root.table] ?? "t0.Z_PK, t0.Z_ENT, t0.Z_OPT"
         let (sql, arguments) = try selectSQL(columnList: columns, plan: plan, mapping: mapping)
-        return try database.unsafeRead { db in
+        return try readOneStatement(database) { db in
             let decoder = SQLiteRowDecoder(store: self, mapping: mapping, expected: root)
             return try readRows(db, sql: sql, arguments: arguments) { decoder.decode($0) }
         }
@@ -25,7 +25,7 @@ extension SQLiteStore {
         let (database, mapping) = try readDatabase()
         guard let expected = mapping.mapping(for: plan.entity) else { return [] }
         let (sql, arguments) = try selectSQL(columnList: "t0.Z_PK, t0.Z_ENT", plan: plan, mapping: mapping)
-        return try database.unsafeRead { db in
+        return try readOneStatement(database) { db in
             let decoder = SQLiteRowDecoder(store: self, mapping: mapping, expected: expected)
             return try readRows(db, sql: sql, arguments: arguments) { decoder.objectID($0, key: 0, entity: 1) }
         }
@@ -37,7 +37,7 @@ extension SQLiteStore {
         let (database, mapping) = try readDatabase()
         guard let expected = mapping.mapping(for: plan.entity) else { return }
         let (sql, arguments) = try selectSQL(columnList: "t0.Z_PK, t0.Z_ENT", plan: plan, mapping: mapping)
-        try database.unsafeRead { db in
+        try readOneStatement(database) { db in
             let decoder = SQLiteRowDecoder(store: self, mapping: mapping, expected: expected)
             try forEachRow(db, sql: sql, arguments: arguments) { statement in
                 keys.append(
@@ -71,7 +71,7 @@ extension SQLiteStore {
         let (database, mapping) = try readDatabase()
         guard mapping.mapping(for: plan.entity) != nil else { return 0 }
         let (from, arguments) = try fromWhereSQL(plan: plan, mapping: mapping, sorted: false)
-        return try database.unsafeRead { db in
+        return try readOneStatement(database) { db in
             try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) \(from)"), arguments: arguments) ?? 0
         }
     }
@@ -81,7 +81,7 @@ extension SQLiteStore {
         guard let entity = mapping.mapping(for: objectID.entity) else { return nil }
         let columns = mapping.selectColumns[entity.table] ?? ["Z_PK", "Z_ENT", "Z_OPT"]
         let sql = "SELECT \(columns.joined(separator: ", ")) FROM \(entity.table) WHERE Z_PK = ?"
-        return try database.unsafeRead { db in
+        return try readOneStatement(database) { db in
             try readRows(db, sql: sql, arguments: [objectID.primaryKey]) {
                 decodeRow($0, mapping: mapping, expected: entity)
             }.first
@@ -103,7 +103,7 @@ extension SQLiteStore {
         let (database, mapping) = try readDatabase()
         guard let (sql, destination) = relatedRowsSQL(of: objectID.entity, relationship: relationship, mapping: mapping)
         else { return [] }
-        return try database.unsafeRead { db in
+        return try readOneStatement(database) { db in
             let decoder = SQLiteRowDecoder(store: self, mapping: mapping, expected: destination)
             return try readRows(db, sql: sql, arguments: [objectID.primaryKey]) { decoder.decode($0) }
         }

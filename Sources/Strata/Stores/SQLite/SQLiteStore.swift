@@ -15,6 +15,21 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     private(set) var history: SQLiteHistory?
     /// Posts `.NSPersistentStoreRemoteChange`, when the store was added with the option.
     private var remoteChanges: SQLiteRemoteChangeWatcher?
+    /// The connection for reads of one statement (`SQLiteOwnReader`), opened at the first;
+    /// `closed` once the store closes, so that none opens after.
+    private let ownReaderState = Protected<(reader: SQLiteOwnReader?, closed: Bool)>((nil, false))
+
+    /// The store's own reader, opened on first use; `nil` once the store is closed, or when it
+    /// cannot open (the pool then serves every read).
+    func ownReader() -> SQLiteOwnReader? {
+        ownReaderState.withLock { state in
+            if let reader = state.reader { return reader }
+            guard !state.closed, let url, !isInMemory, !isReadOnly else { return nil }
+            state.reader = try? SQLiteOwnReader(path: url.path, configuration: connectionConfiguration())
+            if state.reader == nil { state.closed = true }
+            return state.reader
+        }
+    }
 
     override func open(model: NSManagedObjectModel) throws {
         guard let url else { throw CoreDataError.make(NSPersistentStoreOpenError, "The SQLite store needs a URL.") }
@@ -78,6 +93,11 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     override func close() {
         remoteChanges?.stop()
         remoteChanges = nil
+        // Before the pool, so that the pool's last connection is the one that cleans up.
+        ownReaderState.withLock { state in
+            state.reader?.close()
+            state = (nil, true)
+        }
         if let database, let url, !isInMemory, !isReadOnly {
             Self.closeCompletely(database, at: url)
         } else {
