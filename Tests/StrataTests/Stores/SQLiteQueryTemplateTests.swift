@@ -104,8 +104,8 @@ import Testing
             let (sql, arguments) = try templates.sql(columns: "t0.Z_PK", plan: plan, compile: compile)
             #expect(try (sql, arguments) == compile(plan))
         }
-        // A name is no parameter: each name is a shape of its own.
-        #expect(templates.templateCount == 2)
+        // A name is no parameter: such plans are not kept at all.
+        #expect(templates.templateCount == 0)
         // `now()` is read at each query, never kept from the first.
         plan.predicate = try PredicateConversion.node(of: NSPredicate(format: "published < now()"))
         for _ in 0..<2 {
@@ -115,7 +115,7 @@ import Testing
             #expect(now >= before)
             usleep(20_000)
         }
-        #expect(templates.templateCount == 2)
+        #expect(templates.templateCount == 0)
         // The entity query through the context: the second name finds the novels.
         let novels = try library.context.performAndWait {
             for name in ["Nothing", "Novel"] {
@@ -129,6 +129,41 @@ import Testing
             return Set(try library.context.fetch(request).compactMap { $0.value(forKey: "title") as? String })
         }
         #expect(novels == ["file10", "File2"])
+    }
+
+    /// Plans with an object, a collection or a value inside a function are compiled once per
+    /// query, as before, and kept nowhere: kept by value, each would be a shape of its own,
+    /// compiled twice and holding its objects.
+    @Test func plansWithValuesThatAreNoParametersCompileOnceAndStayOut() throws {
+        let library = try PredicateSQLLibrary()
+        let (_, mapping) = try library.store.openDatabase()
+        let book = try #require(library.model.entitiesByName["Book"])
+        let templates = SQLiteQueryTemplates()
+        var compilations = 0
+        func compile(_ plan: FetchPlan) throws -> (String, [DatabaseValue]) {
+            compilations += 1
+            let query = try SQLitePredicateCompiler.compile(
+                predicate: plan.predicate, sortKeys: plan.sortKeys, entity: plan.entity, mapping: mapping)
+            return (query.whereClause ?? "", query.arguments)
+        }
+        let author = try #require(
+            try library.context.performAndWait {
+                try library.context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Author")).first
+            })
+        var plan = FetchPlan(entity: book, includesSubentities: true, sortKeys: [], limit: 0, offset: 0)
+        let predicates = [
+            NSPredicate(format: "author == %@", author),
+            NSPredicate(format: "pages IN %@", [1, 2, 3]),
+            NSPredicate(format: "pages BETWEEN {%d, %d}", 1, 50),
+            NSPredicate(format: "title ==[c] %@ AND pages > %d", "x", 3),
+        ]
+        for predicate in predicates {
+            plan.predicate = try PredicateConversion.node(of: predicate)
+            _ = try templates.sql(columns: "t0.Z_PK", plan: plan, compile: compile)
+        }
+        // The first three compile once each; the last is a shape of two parameters (kept).
+        #expect(compilations == 3 + 2)
+        #expect(templates.templateCount == 1)
     }
 
     /// Sorted, paged fetches through the store: the limit and offset of each query are its

@@ -60,6 +60,10 @@ final class SQLiteQueryTemplates: @unchecked Sendable {
     ) throws -> (String, [DatabaseValue]) {
         var values: [PredicateValue] = []
         let shape = plan.predicate.map { Self.parameterized($0, values: &values) }
+        // A constant that is no parameter and no `nil` or Boolean (an object, a collection, a
+        // value inside a function, an entity's name) would make every query a shape of its own,
+        // kept with its value and compiled twice: such plans compile once, as before.
+        if let shape, !Self.holdsOnlyPlaceholders(shape) { return try compile(plan) }
         let key = Key(
             columns: columns, entity: ObjectIdentifier(plan.entity), includesSubentities: plan.includesSubentities,
             sortKeys: plan.sortKeys.map { SortShape(key: $0.key, ascending: $0.ascending, comparison: $0.comparison.rawValue) },
@@ -112,6 +116,41 @@ final class SQLiteQueryTemplates: @unchecked Sendable {
             return false
         }
         return path.split(separator: ".").last.map { $0 != "entity" } ?? false
+    }
+
+    /// Whether every constant of a shape is a parameter's placeholder, `nil` or a Boolean.
+    static func holdsOnlyPlaceholders(_ node: PredicateNode) -> Bool {
+        switch node {
+        case .constant: return true
+        case .and(let parts), .or(let parts): return parts.allSatisfy(holdsOnlyPlaceholders)
+        case .not(let inner): return holdsOnlyPlaceholders(inner)
+        case .comparison(let comparison):
+            let leftIsParameter = isParameterSide(comparison.left, beside: comparison.right)
+            let rightIsParameter = !leftIsParameter && isParameterSide(comparison.right, beside: comparison.left)
+            return (leftIsParameter || holdsOnlyPlaceholders(comparison.left))
+                && (rightIsParameter || holdsOnlyPlaceholders(comparison.right))
+        }
+    }
+
+    private static func holdsOnlyPlaceholders(_ expression: ExpressionNode) -> Bool {
+        switch expression {
+        case .constant(let value):
+            switch value {
+            case .null, .bool: return true
+            default: return false
+            }
+        case .evaluatedObject, .variable, .keyPath, .anyKey: return true
+        case .member(let base, _): return holdsOnlyPlaceholders(base)
+        case .function(_, let arguments), .aggregate(let arguments): return arguments.allSatisfy(holdsOnlyPlaceholders)
+        case .index(let base, .expression(let index)): return holdsOnlyPlaceholders(base) && holdsOnlyPlaceholders(index)
+        case .index(let base, _): return holdsOnlyPlaceholders(base)
+        case .subquery(let collection, _, let predicate):
+            return holdsOnlyPlaceholders(collection) && holdsOnlyPlaceholders(predicate)
+        case .conditional(let predicate, let a, let b):
+            return holdsOnlyPlaceholders(predicate) && holdsOnlyPlaceholders(a) && holdsOnlyPlaceholders(b)
+        case .assignment(_, let value): return holdsOnlyPlaceholders(value)
+        case .setOperation(_, let a, let b): return holdsOnlyPlaceholders(a) && holdsOnlyPlaceholders(b)
+        }
     }
 
     private static func isParameterKind(_ value: PredicateValue) -> Bool {
