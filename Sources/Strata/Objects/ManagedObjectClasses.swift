@@ -149,27 +149,27 @@ enum ManagedObjectClasses {
     }
 
     private static func findEntity(for type: NSManagedObject.Type, in model: NSManagedObjectModel) -> NSEntityDescription? {
-        entityNamingClass(type, in: model) ?? model.entitiesByName[unqualifiedName(of: type)]
+        let name = ClassName(type)
+        return model.entities.first { name.isNamed(by: $0) } ?? model.entitiesByName[name.unqualified]
     }
 
-    /// The entity of the model whose class name is the class's (qualified or not).
-    private static func entityNamingClass(_ type: NSManagedObject.Type, in model: NSManagedObjectModel) -> NSEntityDescription? {
-        model.entities.first { names($0, type) }
-    }
+    /// A class's name, qualified (`App.Book`) and not (`Book`).
+    private struct ClassName {
+        let qualified: String
+        let unqualified: String
 
-    /// Whether the entity's class name is the class's (qualified or not).
-    private static func names(_ entity: NSEntityDescription, _ type: NSManagedObject.Type) -> Bool {
-        let qualified = String(reflecting: type)
-        let unqualified = unqualifiedName(of: type)
-        let name = entity.managedObjectClassName ?? ""
-        let trimmed = name.hasPrefix(".") ? String(name.dropFirst()) : name
-        return trimmed == qualified || trimmed == unqualified
-            || trimmed.split(separator: ".").last.map(String.init) == unqualified
-    }
+        init(_ type: NSManagedObject.Type) {
+            qualified = String(reflecting: type)
+            unqualified = qualified.split(separator: ".").last.map(String.init) ?? qualified
+        }
 
-    private static func unqualifiedName(of type: NSManagedObject.Type) -> String {
-        let qualified = String(reflecting: type)
-        return qualified.split(separator: ".").last.map(String.init) ?? qualified
+        /// Whether the entity's class name is this one (qualified or not).
+        func isNamed(by entity: NSEntityDescription) -> Bool {
+            let name = entity.managedObjectClassName ?? ""
+            let trimmed = name.hasPrefix(".") ? String(name.dropFirst()) : name
+            return trimmed == qualified || trimmed == unqualified
+                || trimmed.split(separator: ".").last.map(String.init) == unqualified
+        }
     }
 
     /// The entity of the class in the models used so far by coordinators, newest first. An
@@ -177,10 +177,11 @@ enum ManagedObjectClasses {
     /// a model used later (a model whose `Novel` entity makes `NSManagedObject`s does not
     /// stand for the `Novel` class).
     static func entity(for type: NSManagedObject.Type) -> NSEntityDescription? {
+        let name = ClassName(type)
         var sharingTheName: NSEntityDescription?
         for model in KnownModels.all() {
             guard let entity = entity(for: type, in: model) else { continue }
-            if names(entity, type) { return entity }
+            if name.isNamed(by: entity) { return entity }
             if sharingTheName == nil { sharingTheName = entity }
         }
         return sharingTheName

@@ -26,6 +26,13 @@ import Testing
         ("available == %@ AND pages > %d", [[true, 5], [false, 5], [true, 200]]),
     ]
 
+    /// The plan's predicate and sort compiled afresh: what the templates are checked against.
+    static func compile(_ plan: FetchPlan, _ mapping: SQLiteStoreMapping) throws -> (String, [DatabaseValue]) {
+        let query = try SQLitePredicateCompiler.compile(
+            predicate: plan.predicate, sortKeys: plan.sortKeys, entity: plan.entity, mapping: mapping)
+        return (query.whereClause ?? "", query.arguments)
+    }
+
     @Test(arguments: Array(cases.indices))
     func eachAnswerIsTheCompilersAndTheEvaluators(_ index: Int) throws {
         let (format, argumentLists) = Self.cases[index]
@@ -38,11 +45,7 @@ import Testing
             let node = try PredicateConversion.node(of: predicate)
             var plan = FetchPlan(entity: book, includesSubentities: true, sortKeys: [], limit: 0, offset: 0)
             plan.predicate = node
-            func compile(_ plan: FetchPlan) throws -> (String, [DatabaseValue]) {
-                let query = try SQLitePredicateCompiler.compile(
-                    predicate: plan.predicate, sortKeys: plan.sortKeys, entity: plan.entity, mapping: mapping)
-                return (query.whereClause ?? "", query.arguments)
-            }
+            func compile(_ plan: FetchPlan) throws -> (String, [DatabaseValue]) { try Self.compile(plan, mapping) }
             let fromTemplates = try templates.sql(columns: "t0.Z_PK", plan: plan, compile: compile)
             let direct = try compile(plan)
             #expect(fromTemplates.0 == direct.0, "\(format) \(arguments)")
@@ -70,9 +73,7 @@ import Testing
         var compilations = 0
         func compile(_ plan: FetchPlan) throws -> (String, [DatabaseValue]) {
             compilations += 1
-            let query = try SQLitePredicateCompiler.compile(
-                predicate: plan.predicate, sortKeys: plan.sortKeys, entity: plan.entity, mapping: mapping)
-            return (query.whereClause ?? "", query.arguments)
+            return try Self.compile(plan, mapping)
         }
         var plan = FetchPlan(entity: book, includesSubentities: true, sortKeys: [], limit: 20, offset: 0)
         for pages in 0..<10 {
@@ -93,11 +94,7 @@ import Testing
         let (_, mapping) = try library.store.openDatabase()
         let book = try #require(library.model.entitiesByName["Book"])
         let templates = SQLiteQueryTemplates()
-        func compile(_ plan: FetchPlan) throws -> (String, [DatabaseValue]) {
-            let query = try SQLitePredicateCompiler.compile(
-                predicate: plan.predicate, sortKeys: plan.sortKeys, entity: plan.entity, mapping: mapping)
-            return (query.whereClause ?? "", query.arguments)
-        }
+        func compile(_ plan: FetchPlan) throws -> (String, [DatabaseValue]) { try Self.compile(plan, mapping) }
         var plan = FetchPlan(entity: book, includesSubentities: true, sortKeys: [], limit: 0, offset: 0)
         for name in ["Nothing", "Novel"] {
             plan.predicate = .comparison(ComparisonNode(left: .keyPath("entity"), op: .equalTo, right: .constant(.string(name))))
@@ -142,9 +139,7 @@ import Testing
         var compilations = 0
         func compile(_ plan: FetchPlan) throws -> (String, [DatabaseValue]) {
             compilations += 1
-            let query = try SQLitePredicateCompiler.compile(
-                predicate: plan.predicate, sortKeys: plan.sortKeys, entity: plan.entity, mapping: mapping)
-            return (query.whereClause ?? "", query.arguments)
+            return try Self.compile(plan, mapping)
         }
         let author = try #require(
             try library.context.performAndWait {

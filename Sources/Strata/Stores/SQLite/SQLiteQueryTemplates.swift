@@ -70,7 +70,7 @@ final class SQLiteQueryTemplates: @unchecked Sendable {
             paged: plan.limit > 0 || plan.offset > 0, predicate: shape)
         switch entries.withLock({ $0[key] }) {
         case .template(let entity, let sql, let recipe) where entity === plan.entity:
-            return (sql, Self.arguments(recipe, values: values, plan: plan))
+            return (sql, Self.arguments(recipe, values: values))
         case .compiledEachTime:
             return try compile(plan)
         default:
@@ -90,20 +90,29 @@ final class SQLiteQueryTemplates: @unchecked Sendable {
     /// The predicate with each parameter replaced by a placeholder of its kind; the
     /// parameters' values are appended to `values` in order.
     static func parameterized(_ node: PredicateNode, values: inout [PredicateValue]) -> PredicateNode {
+        rewritingParameters(of: node) { value in
+            values.append(value)
+            return placeholder(value)
+        }
+    }
+
+    /// The predicate with each parameter, in order, replaced by what `replace` makes of it:
+    /// the one walk that finds parameters, so that a shape and its sentinel plan agree.
+    private static func rewritingParameters(
+        of node: PredicateNode, _ replace: (PredicateValue) -> PredicateValue
+    ) -> PredicateNode {
         switch node {
         case .constant: return node
-        case .and(let parts): return .and(parts.map { parameterized($0, values: &values) })
-        case .or(let parts): return .or(parts.map { parameterized($0, values: &values) })
-        case .not(let inner): return .not(parameterized(inner, values: &values))
+        case .and(let parts): return .and(parts.map { rewritingParameters(of: $0, replace) })
+        case .or(let parts): return .or(parts.map { rewritingParameters(of: $0, replace) })
+        case .not(let inner): return .not(rewritingParameters(of: inner, replace))
         case .comparison(var comparison):
             if isParameterSide(comparison.right, beside: comparison.left), case .constant(let value) = comparison.right {
-                comparison.right = .constant(placeholder(value))
-                values.append(value)
+                comparison.right = .constant(replace(value))
             } else if isParameterSide(comparison.left, beside: comparison.right),
                 case .constant(let value) = comparison.left
             {
-                comparison.left = .constant(placeholder(value))
-                values.append(value)
+                comparison.left = .constant(replace(value))
             }
             return .comparison(comparison)
         }
@@ -170,27 +179,14 @@ final class SQLiteQueryTemplates: @unchecked Sendable {
         }
     }
 
-    /// The plan with each parameter (in the order `parameterized` finds them) replaced.
+    /// The shape with its parameters, in the order `parameterized` finds them, replaced by
+    /// `values` (of the same kinds, so that they are found in the same places).
     static func replacingParameters(of node: PredicateNode, with values: [PredicateValue]) -> PredicateNode {
         var next = 0
-        func walk(_ node: PredicateNode) -> PredicateNode {
-            switch node {
-            case .constant: return node
-            case .and(let parts): return .and(parts.map(walk))
-            case .or(let parts): return .or(parts.map(walk))
-            case .not(let inner): return .not(walk(inner))
-            case .comparison(var comparison):
-                if isParameterSide(comparison.right, beside: comparison.left), next < values.count {
-                    comparison.right = .constant(values[next])
-                    next += 1
-                } else if isParameterSide(comparison.left, beside: comparison.right), next < values.count {
-                    comparison.left = .constant(values[next])
-                    next += 1
-                }
-                return .comparison(comparison)
-            }
+        return rewritingParameters(of: node) { placeholder in
+            defer { next += 1 }
+            return next < values.count ? values[next] : placeholder
         }
-        return walk(node)
     }
 
     /// A value of the parameter's kind that no app passes, distinct for each position.
@@ -216,7 +212,7 @@ final class SQLiteQueryTemplates: @unchecked Sendable {
         }
     }
 
-    private static func arguments(_ recipe: [Argument], values: [PredicateValue], plan: FetchPlan) -> [DatabaseValue] {
+    private static func arguments(_ recipe: [Argument], values: [PredicateValue]) -> [DatabaseValue] {
         recipe.map { argument in
             switch argument {
             case .parameter(let index): encoded(values[index])
@@ -252,7 +248,7 @@ final class SQLiteQueryTemplates: @unchecked Sendable {
             }
         }
         guard used.count == values.count,
-            self.arguments(recipe, values: values, plan: plan).map(ExactValue.init) == compiled.1.map(ExactValue.init)
+            self.arguments(recipe, values: values).map(ExactValue.init) == compiled.1.map(ExactValue.init)
         else { return .compiledEachTime }
         return .template(entity: plan.entity, sql: sql, arguments: recipe)
     }
