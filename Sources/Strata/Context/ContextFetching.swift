@@ -324,7 +324,13 @@ extension NSManagedObjectContext {
     /// Loads a fault's values: from the snapshot the fetch left, its batch, the row cache,
     /// or the store.
     func fulfillFault(of object: NSManagedObject) {
-        if object.pendingSnapshot == nil, let (loader, position) = object.batch, let store = objectStore {
+        if object.hasPendingRow {
+            // The common case: a fetch left the fault its row.
+            object.batch = nil
+            object.fillFromPendingRow(in: self)
+            return
+        }
+        if let (loader, position) = object.batch, let store = objectStore {
             for snapshot in loader.snapshots(around: position, store: store) {
                 registeredObject(for: snapshot.objectID)?.pendingSnapshot = snapshot
             }

@@ -133,50 +133,60 @@ final class EntityLayout: @unchecked Sendable {
 /// Property names by the words of their string representation, in an open-addressing table:
 /// the table answers for keys whose representation is that of a name it holds, and only for
 /// them (see `EntityLayout.index(of:)`).
-private struct NameTable {
+///
+/// The slots lie in one block the table owns, read through a pointer: every typed read asks
+/// here, and reading two arrays cost a retain, a release and two bounds checks a read.
+private final class NameTable {
     typealias Words = (UInt, UInt)
+
+    /// A slot: a name's words and its position, or a position of -1 for an empty slot.
+    private struct Slot {
+        var words: Words
+        var index: Int
+    }
 
     /// The names by position; short ones in small-string form (a string of up to 15 UTF-8
     /// bytes made from its bytes is stored inline), as literals are.
     let names: [String]
-    private let slotWords: [Words]
-    private let slotIndexes: [Int]
+    private let slots: UnsafeMutablePointer<Slot>
+    private let mask: Int
     private let shift: UInt
 
     init(_ names: [String]) {
         self.names = names.map { String(decoding: Array($0.utf8), as: UTF8.self) }
-        guard Self.hasTwoWords, !names.isEmpty else {
-            slotWords = []
-            slotIndexes = []
-            shift = 0
-            return
+        // One empty slot when the table cannot answer: every lookup then ends at once.
+        var bits = 0
+        if Self.hasTwoWords, !names.isEmpty {
+            bits = 1
+            while 1 << bits < 2 * names.count { bits += 1 }
         }
-        var bits = 1
-        while 1 << bits < 2 * names.count { bits += 1 }
-        shift = UInt(UInt.bitWidth - bits)
-        var words = [Words](repeating: (0, 0), count: 1 << bits)
-        var indexes = [Int](repeating: -1, count: 1 << bits)
+        shift = bits == 0 ? UInt(UInt.bitWidth - 1) : UInt(UInt.bitWidth - bits)
+        mask = (1 << bits) - 1
+        slots = UnsafeMutablePointer<Slot>.allocate(capacity: 1 << bits)
+        slots.initialize(repeating: Slot(words: (0, 0), index: -1), count: 1 << bits)
+        guard bits > 0 else { return }
         var seen = Set<String>()
         for (index, name) in self.names.enumerated() where seen.insert(name).inserted {
             let key = Self.words(of: name)
-            var slot = Self.slot(of: key, shift: shift)
-            while indexes[slot] >= 0 { slot = (slot + 1) & (indexes.count - 1) }
-            words[slot] = key
-            indexes[slot] = index
+            var slot = Self.slot(of: key, shift: shift) & mask
+            while slots[slot].index >= 0 { slot = (slot + 1) & mask }
+            slots[slot] = Slot(words: key, index: index)
         }
-        slotWords = words
-        slotIndexes = indexes
     }
+
+    deinit { slots.deallocate() }
 
     /// Whether a `String` is two machine words (64-bit platforms); the table is empty otherwise.
     private static var hasTwoWords: Bool { MemoryLayout<String>.size == 2 * MemoryLayout<UInt>.size }
 
+    @inline(__always)
     private static func words(of string: String) -> Words {
         withUnsafeBytes(of: string) { bytes in
             (bytes.load(as: UInt.self), bytes.load(fromByteOffset: MemoryLayout<UInt>.size, as: UInt.self))
         }
     }
 
+    @inline(__always)
     private static func slot(of words: Words, shift: UInt) -> Int {
         let mixed = (words.0 ^ (words.1 &* 0x9E37_79B9_7F4A_7C15)) &* 0xBF58_476D_1CE4_E5B9
         return Int(truncatingIfNeeded: mixed >> shift)
@@ -185,14 +195,14 @@ private struct NameTable {
     /// The position of the name whose representation `string` has, or `nil`.
     @inline(__always)
     func index(ofRepresentation string: String) -> Int? {
-        guard !slotIndexes.isEmpty else { return nil }
+        guard Self.hasTwoWords else { return nil }
         let key = Self.words(of: string)
-        var slot = Self.slot(of: key, shift: shift)
+        var slot = Self.slot(of: key, shift: shift) & mask
         while true {
-            let index = slotIndexes[slot]
-            if index < 0 { return nil }
-            if slotWords[slot] == key { return index }
-            slot = (slot + 1) & (slotIndexes.count - 1)
+            let entry = slots[slot]
+            if entry.index < 0 { return nil }
+            if entry.words.0 == key.0 && entry.words.1 == key.1 { return entry.index }
+            slot = (slot + 1) & mask
         }
     }
 }

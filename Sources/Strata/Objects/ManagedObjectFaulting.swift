@@ -30,12 +30,49 @@ extension NSManagedObject {
                 (0..<layout.properties.count).map { $0 < snapshot.values.count ? snapshot.values[$0] : nil },
                 shape: layout.valueShape)
         }
+        makeObjectValues(of: &filled, in: context)
+        values = filled
+        self.snapshot = snapshot
+        pendingSnapshot = nil
+        faulted = false
+        isInaccessible = false
+        if awake { awakeFromFetch() }
+    }
+
+    /// Fires a fault that a fetch left its row (`hasPendingRow`): the row, which is already the
+    /// saved values, becomes the values too, sharing its storage until one of them changes.
+    /// What `fill(from: pendingSnapshot)` does, without making the snapshot.
+    func fillFromPendingRow(in context: NSManagedObjectContext) {
+        guard hasPendingRow, var filled = savedValues, filled.count == layout.properties.count else {
+            if let snapshot = pendingSnapshot { fill(from: snapshot, in: context) }
+            return
+        }
+        makeObjectValues(of: &filled, in: context)
+        values = filled
+        hasPendingRow = false
+        faulted = false
+        isInaccessible = false
+        awakeFromFetch()
+    }
+
+    /// Turns a row's values into an object's at the positions where they differ
+    /// (`objectOnlyIndexes`): to-one IDs become objects, to-many ones arrays of objects or a
+    /// fault, transient attributes take their defaults.
+    private func makeObjectValues(of filled: inout ValueRow, in context: NSManagedObjectContext) {
         for index in layout.objectOnlyIndexes {
             switch layout.kinds[index] {
             case .attribute:
                 filled[index] = layout.initialValues[index]
             case .toOne:
-                if let id = filled[index] as? NSManagedObjectID {
+                if let reference = filled.objectReference(at: index) {
+                    // Read in place: most rows' to-one positions hold an ID or nothing.
+                    guard let reference else { continue }
+                    if let id = reference as? NSManagedObjectID {
+                        filled.setObject(context.object(with: id), at: index)
+                    } else {
+                        filled[index] = nil
+                    }
+                } else if let id = filled[index] as? NSManagedObjectID {
                     filled.setObject(context.object(with: id), at: index)
                 } else if filled[index] != nil {
                     filled[index] = nil
@@ -52,12 +89,6 @@ extension NSManagedObject {
                 if filled[index] != nil { filled[index] = nil }
             }
         }
-        values = filled
-        self.snapshot = snapshot
-        pendingSnapshot = nil
-        faulted = false
-        isInaccessible = false
-        if awake { awakeFromFetch() }
     }
 
     /// Replaces the saved state after a save or a refresh, keeping unsaved changes of the

@@ -11,9 +11,19 @@ extension NSManagedObject {
     /// The value of an optional property, converted to the property's Swift type.
     @inlinable
     public func _managedValue<Value>(forKey key: String) -> Value? {
-        if let index = _managedAttributeIndex(forKey: key) {
+        switch _managedRead(forKey: key, typeWord: _managedTypeWord(Value.self)) {
+        case .typed(let slot):
+            let value = slot.load(as: Value.self)
+            didAccessValue(forKey: key)
+            return value
+        case .absent:
+            didAccessValue(forKey: key)
+            return nil
+        case .other(let index):
             defer { didAccessValue(forKey: key) }
             return _managedAttributeValue(at: index, as: Value.self)
+        case .general:
+            break
         }
         guard let raw = _managedStoredValue(forKey: key) else { return nil }
         if let value = _ManagedExactValue.read(raw, as: Value.self) { return value }
@@ -25,9 +35,19 @@ extension NSManagedObject {
     /// `Bool`, strings, data, collections); a missing value reads as that empty value.
     @inlinable
     public func _managedValue<Value: _ManagedDefaultValue>(forKey key: String) -> Value {
-        if let index = _managedAttributeIndex(forKey: key) {
+        switch _managedRead(forKey: key, typeWord: _managedTypeWord(Value.self)) {
+        case .typed(let slot):
+            let value = slot.load(as: Value.self)
+            didAccessValue(forKey: key)
+            return value
+        case .absent:
+            didAccessValue(forKey: key)
+            return Value._managedDefaultValue
+        case .other(let index):
             defer { didAccessValue(forKey: key) }
             return _managedAttributeValue(at: index, as: Value.self) ?? Value._managedDefaultValue
+        case .general:
+            break
         }
         guard let raw = _managedStoredValue(forKey: key) else { return Value._managedDefaultValue }
         if let value = _ManagedExactValue.read(raw, as: Value.self) { return value }
@@ -79,6 +99,27 @@ extension NSManagedObject {
         values.set(value, at: index)
         keyHint = Int32(truncatingIfNeeded: index)
         didChangeValue(forKey: key)
+    }
+
+    /// How a typed accessor reads `key` (see `_ManagedRead`): for an attribute, after
+    /// `willAccessValue(forKey:)` and with the fault fired, where its value lies when it is of
+    /// the type whose metadata is `typeWord`; the caller then calls `didAccessValue(forKey:)`.
+    /// One call that is not generic, so that reading an `Int16` costs a key lookup, the hooks
+    /// and a load. Relationships, unknown keys and key-path probes answer `.general` before any
+    /// hook, and are read through `value(forKey:)`.
+    @usableFromInline
+    final func _managedRead(forKey key: String, typeWord: UInt) -> _ManagedRead {
+        guard let index = layout.index(of: key), case .attribute = layout.kinds[index], probe == nil else { return .general }
+        willAccessValue(forKey: key)
+        if faulted { fireFault() }
+        return values.storage.typedRead(at: index, typeWord: typeWord)
+    }
+
+    /// The word `_managedRead(forKey:typeWord:)` compares with a typed position's: the type's
+    /// metadata, a constant once the accessor is specialized.
+    @inlinable @inline(__always)
+    final func _managedTypeWord<Value>(_ type: Value.Type) -> UInt {
+        UInt(bitPattern: unsafeBitCast(Value.self as Any.Type, to: UnsafeRawPointer.self))
     }
 
     /// The position of an attribute that a typed accessor reads straight from the object's
@@ -335,4 +376,18 @@ enum NumberValue {
     static func double(_ raw: Any) -> Double? {
         ManagedValueCoercion.attributeValue(raw, type: .doubleAttributeType) as? Double
     }
+}
+
+/// What `_managedRead(forKey:typeWord:)` found.
+@usableFromInline
+enum _ManagedRead {
+    /// A value of the accessor's type, at this address in the object's values: the caller
+    /// loads it before anything else runs.
+    case typed(UnsafeRawPointer)
+    /// The attribute has no value.
+    case absent
+    /// The attribute at this position holds a value of another type, which the caller casts.
+    case other(Int)
+    /// Not an attribute read in place; no hook was called.
+    case general
 }

@@ -63,7 +63,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
         set { flags.set(.awokenFromInsert, newValue) }
     }
     /// Whether a fault's saved values are a row fetched for it (`pendingSnapshot`).
-    private var hasPendingRow: Bool {
+    var hasPendingRow: Bool {
         get { flags.contains(.pendingRow) }
         set { flags.set(.pendingRow, newValue) }
     }

@@ -57,6 +57,13 @@ struct ValueRow {
         storage.exactValue(at: index, as: type)
     }
 
+    /// The reference at a to-one position, read without boxing it in an `Any`: `.some(nil)`
+    /// for none; `nil` when the position holds no reference (another kind, or a value kept
+    /// aside), which the caller reads by subscript.
+    func objectReference(at index: Int) -> AnyObject?? {
+        storage.objectReference(at: index)
+    }
+
     /// Writes a to-one destination (an object or an object ID) or `nil`.
     mutating func setObject(_ object: AnyObject?, at index: Int) {
         makeUnique()
@@ -424,6 +431,34 @@ final class ValueStorage: ManagedBuffer<ValueStorage.Header, UInt64> {
         }
     }
 
+    /// How a typed accessor whose type's metadata is `typeWord` reads position `index`: the
+    /// address of a typed value of that very type, `.absent` for no value, else `.other`
+    /// (values kept aside, `Any?` positions and objects are read by subscript and cast).
+    @usableFromInline
+    func typedRead(at index: Int, typeWord: UInt) -> _ManagedRead {
+        withUnsafeMutablePointers { header, words -> _ManagedRead in
+            let table = header.pointee.table
+            let base = UnsafeMutableRawPointer(words)
+            let description = table.slot(index)
+            let slot = base + Int(description.offset)
+            switch description.kind {
+            case .any:
+                // An `Any?` is three words of value buffer, then the value's type (0 for `nil`).
+                guard MemoryLayout<Any?>.size == 4 * MemoryLayout<Int>.size else { return .other(index) }
+                return slot.load(fromByteOffset: 3 * MemoryLayout<Int>.size, as: UInt.self) == 0 ? .absent : .other(index)
+            case .object:
+                let tag = base.load(fromByteOffset: table.tagOffset + index, as: UInt8.self)
+                return tag != Tag.other.rawValue && slot.load(as: UInt.self) == 0 ? .absent : .other(index)
+            default:
+                switch base.load(fromByteOffset: table.tagOffset + index, as: UInt8.self) {
+                case Tag.absent.rawValue: return .absent
+                case Tag.typed.rawValue where description.typeWord == typeWord: return .typed(UnsafeRawPointer(slot))
+                default: return .other(index)
+                }
+            }
+        }
+    }
+
     /// Calls `body` with the bytes of position `index` and the type word of the value they
     /// hold (0 for none), so that values of plain types are read in place: a typed position's
     /// value, like that of an `Any?` holding one, lies at the start of its bytes. `nil` for a
@@ -512,6 +547,19 @@ final class ValueStorage: ManagedBuffer<ValueStorage.Header, UInt64> {
         clear(index)
         withUnsafeMutablePointerToHeader { $0.pointee.others[index] = value }
         setTag(.other, at: index)
+    }
+
+    /// See `ValueRow.objectReference(at:)`.
+    func objectReference(at index: Int) -> AnyObject?? {
+        withUnsafeMutablePointers { header, words -> AnyObject?? in
+            let table = header.pointee.table
+            let base = UnsafeMutableRawPointer(words)
+            let description = table.slot(index)
+            guard description.kind == .object,
+                base.load(fromByteOffset: table.tagOffset + index, as: UInt8.self) != Tag.other.rawValue
+            else { return nil }
+            return .some((base + Int(description.offset)).assumingMemoryBound(to: AnyObject?.self).pointee)
+        }
     }
 
     /// Stores an object (or `nil`) at a position of kind `.object`; elsewhere as `setValue`.

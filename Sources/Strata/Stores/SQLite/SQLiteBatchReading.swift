@@ -36,13 +36,13 @@ extension SQLiteStore {
                     // Keys that run without a gap (the batches of a fetch in key order) are one
                     // range of the table: the same rows as `IN (…)`, read without binding and
                     // looking up each key.
-                    let (sql, arguments): (String, StatementArguments) =
+                    let (sql, arguments): (String, [DatabaseValue]) =
                         if let range = Self.consecutiveRange(keys) {
-                            ("\(select) BETWEEN ? AND ?", [range.lowerBound, range.upperBound])
+                            ("\(select) BETWEEN ? AND ?", [range.lowerBound.databaseValue, range.upperBound.databaseValue])
                         } else {
                             (
                                 "\(select) IN (\(Array(repeating: "?", count: keys.count).joined(separator: ", ")))",
-                                StatementArguments(keys: keys)
+                                keys.map { $0.databaseValue }
                             )
                         }
                     snapshots += try readRows(db, sql: sql, arguments: arguments) { decoder.decode($0) }
@@ -105,7 +105,7 @@ extension SQLiteStore {
                         """
                 }
                 let decoder = SQLiteRowDecoder(store: self, mapping: mapping, expected: destination)
-                let rows = try readRows(db, sql: sql, arguments: StatementArguments(keys: part.map(\.primaryKey))) { statement in
+                let rows = try readRows(db, sql: sql, arguments: part.map { $0.primaryKey.databaseValue }) { statement in
                     let last = sqlite3_column_count(statement) - 1
                     return (sqlite3_column_int64(statement, last), decoder.decode(statement))
                 }

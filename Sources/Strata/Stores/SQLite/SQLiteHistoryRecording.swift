@@ -193,7 +193,9 @@ extension SQLiteStore {
                 let (sql, destination) = relatedRowsSQL(of: entity, relationship: relationship, mapping: mapping)
             else { continue }
             let decoder = SQLiteRowDecoder(store: self, mapping: mapping, expected: destination)
-            members[index] = try readRows(db, sql: sql, arguments: [change.objectID.primaryKey]) { decoder.decode($0).objectID }
+            members[index] = try readRows(db, sql: sql, arguments: [change.objectID.primaryKey.databaseValue]) {
+                decoder.decode($0).objectID
+            }
         }
         return members
     }
