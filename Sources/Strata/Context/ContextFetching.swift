@@ -317,7 +317,7 @@ extension NSManagedObjectContext {
     /// keeps the row for when it fires (as a fetch's faults do), without the row cache.
     func object(withRow row: Snapshot) -> NSManagedObject {
         let object = self.object(with: row.objectID)
-        if object.faulted && object.pendingSnapshot == nil { object.pendingSnapshot = row }
+        if object.faulted && !object.hasPendingRow { object.pendingSnapshot = row }
         return object
     }
 
@@ -358,11 +358,21 @@ extension NSManagedObjectContext {
     }
 
     /// Loads the destinations of a to-many relationship of an object.
+    /// Loads the destinations of a to-many relationship of an object. Their rows come along
+    /// when the store reads them (as Core Data's relationship faults do): the destinations'
+    /// faults keep them, as a fetch's faults keep theirs. Nothing is loaded when the read fails.
     func loadRelationship(of object: NSManagedObject, at index: Int) -> [NSManagedObject] {
         guard let store = objectStore, !object.objectID.isTemporaryID,
-            let relationship = object.layout.properties[index] as? NSRelationshipDescription,
-            let ids = try? store.relatedObjectIDs(of: object.objectID, relationship: relationship)
+            let relationship = object.layout.properties[index] as? NSRelationshipDescription
         else { return [] }
-        return ids.map { self.object(with: $0) }
+        do {
+            if let rows = try store.relatedRows(of: object.objectID, relationship: relationship) {
+                reserveRegistry(adding: rows.count)
+                return rows.map { self.object(withRow: $0) }
+            }
+            return try store.relatedObjectIDs(of: object.objectID, relationship: relationship).map { self.object(with: $0) }
+        } catch {
+            return []
+        }
     }
 }

@@ -22,6 +22,10 @@ protocol ObjectStore: AnyObject {
     func relatedObjectIDs(
         of objectID: NSManagedObjectID, relationship: NSRelationshipDescription
     ) throws -> [NSManagedObjectID]
+    /// The destination rows of a to-many relationship of an object, in order, for the faults
+    /// of the destinations to keep (also cached for other contexts' faults); `nil` when the
+    /// store reads destinations as IDs only.
+    func relatedRows(of objectID: NSManagedObjectID, relationship: NSRelationshipDescription) throws -> [Snapshot]?
     /// The committed values of several objects, read together (missing rows are left out).
     func snapshots(for objectIDs: [NSManagedObjectID]) throws -> [Snapshot]
     /// The destinations of a to-many relationship of several objects, read together.

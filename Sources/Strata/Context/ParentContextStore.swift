@@ -81,6 +81,11 @@ final class ParentContextStore: ObjectStore {
         try relatedObjectIDs(of: [objectID], relationship: relationship)[objectID] ?? []
     }
 
+    /// A parent's objects answer with its view of them, as IDs.
+    func relatedRows(of objectID: NSManagedObjectID, relationship: NSRelationshipDescription) throws -> [Snapshot]? {
+        nil
+    }
+
     func relatedObjectIDs(
         of objectIDs: [NSManagedObjectID], relationship: NSRelationshipDescription
     ) throws -> [NSManagedObjectID: [NSManagedObjectID]] {

@@ -155,6 +155,10 @@ final class GenerationStore: ObjectStore {
         try read { try inner.relatedObjectIDs(of: objectID, relationship: relationship) }
     }
 
+    func relatedRows(of objectID: NSManagedObjectID, relationship: NSRelationshipDescription) throws -> [Snapshot]? {
+        try read { try inner.relatedRows(of: objectID, relationship: relationship) }
+    }
+
     func snapshots(for objectIDs: [NSManagedObjectID]) throws -> [Snapshot] {
         try read { try inner.snapshots(for: objectIDs) }
     }

@@ -263,11 +263,17 @@ open class NSPersistentStoreCoordinator: NSObject, ObjectStore, @unchecked Senda
         guard let store = objectID.persistentStore, store.persistentStoreCoordinator === self else { return [] }
         // Stores that read the destinations' rows with their IDs leave them in the row cache,
         // where the faults of the destinations find them.
-        if let snapshots = try store.relatedSnapshots(of: objectID, relationship: relationship) {
-            if QueryGeneration.current == nil { rowCache.store(snapshots) }
+        if let snapshots = try relatedRows(of: objectID, relationship: relationship) {
             return snapshots.map(\.objectID)
         }
         return try store.relatedObjectIDs(of: objectID, relationship: relationship)
+    }
+
+    func relatedRows(of objectID: NSManagedObjectID, relationship: NSRelationshipDescription) throws -> [Snapshot]? {
+        guard let store = objectID.persistentStore, store.persistentStoreCoordinator === self else { return [] }
+        guard let snapshots = try store.relatedSnapshots(of: objectID, relationship: relationship) else { return nil }
+        if QueryGeneration.current == nil { rowCache.store(snapshots) }
+        return snapshots
     }
 
     func snapshots(for objectIDs: [NSManagedObjectID]) throws -> [Snapshot] {

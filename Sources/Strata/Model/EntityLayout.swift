@@ -218,11 +218,16 @@ extension NSEntityDescription {
     /// The entity's layout. Computed on first use; models must not change after that.
     /// Changing the entity's or an ancestor's properties, or its subentities, drops it.
     var layout: EntityLayout {
+        let published = publishedLayout.load(ordering: .acquiring)
+        if let address = UnsafeRawPointer(bitPattern: published) {
+            return Unmanaged<EntityLayout>.fromOpaque(address).takeUnretainedValue()
+        }
         layoutLock.lock()
         defer { layoutLock.unlock() }
         if let cached = cachedLayout { return cached }
         let layout = EntityLayout(entity: self)
         cachedLayout = layout
+        publishedLayout.store(UInt(bitPattern: Unmanaged.passUnretained(layout).toOpaque()), ordering: .releasing)
         return layout
     }
 }

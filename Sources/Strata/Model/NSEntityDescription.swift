@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// An entity of a managed object model: a kind of object, with its properties, its place in
 /// an inheritance tree, its uniqueness constraints and its fetch indexes.
@@ -68,6 +69,12 @@ open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
     }
     let layoutLock = NSLock()
     var cachedLayout: EntityLayout?
+    /// `cachedLayout`'s address while there is one, read without the lock by `layout` (every
+    /// object made takes its entity's layout: the lock cost a fetch 100 instructions a row).
+    /// A layout dropped by a change of the model stays alive in `retiredLayouts`, so that an
+    /// address read just before the change stays valid.
+    let publishedLayout = Atomic<UInt>(0)
+    var retiredLayouts: [EntityLayout] = []
     /// The root entity when it is another one; kept as inheritance changes (see `rootIdentity`).
     private var otherRoot: ObjectIdentifier?
 
@@ -78,7 +85,9 @@ open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
     private func invalidateLayout() {
         for entity in selfAndDescendants {
             entity.layoutLock.lock()
+            if let retired = entity.cachedLayout { entity.retiredLayouts.append(retired) }
             entity.cachedLayout = nil
+            entity.publishedLayout.store(0, ordering: .releasing)
             entity.layoutLock.unlock()
             let root = entity.rootEntity
             entity.otherRoot = root === entity ? nil : ObjectIdentifier(root)

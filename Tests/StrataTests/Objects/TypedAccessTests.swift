@@ -207,6 +207,30 @@ private func gaugeModel() -> NSManagedObjectModel {
         #expect(layout.index(of: "property1") == nil)
         #expect(layout.index(of: "aRatherLongPropertyName0") == nil)
     }
+
+    @Test func aChangedEntityGetsANewLayoutAndTheOldOneStaysValid() throws {
+        let entity = NSEntityDescription()
+        entity.name = "Growing"
+        let first = NSAttributeDescription()
+        first.name = "first"
+        first.attributeType = .integer64AttributeType
+        entity.properties = [first]
+        let before = entity.layout
+        #expect(entity.layout === before)
+        #expect(before.index(of: "second") == nil)
+        let second = NSAttributeDescription()
+        second.name = "second"
+        second.attributeType = .stringAttributeType
+        entity.properties = [first, second]
+        // The layout read without the lock is the new one, not the one published before.
+        let after = entity.layout
+        #expect(after !== before)
+        #expect(after.index(of: "second") == 1)
+        #expect(entity.layout === after)
+        // A reader that took the old layout just before the change still holds a whole one.
+        #expect(before.index(of: "first") == 0)
+        #expect(before.properties.count == 1)
+    }
 }
 
 /// A gauge whose change hook sets its serial whenever its label changes, and (against the

@@ -298,11 +298,23 @@ final class SQLiteRowDecoder {
     /// to one entity).
     private var destinations: [(number: Int?, entity: NSEntityDescription)?] = []
 
+    /// The plan of every row when `expected`'s table holds no other entity, whose rows are
+    /// then read without their `Z_ENT` (as Core Data reads them, and as `mapping(number:rowOf:)`
+    /// would answer whatever the column holds).
+    private let onlyPlan: SQLiteRowPlan?
+
     init(store: SQLiteStore, mapping: SQLiteStoreMapping, expected: SQLiteEntityMapping) {
         self.store = store
         self.mapping = mapping
         self.expected = expected
         self.origin = store.idOrigin
+        if expected.entity.rootEntity.selfAndDescendants.count == 1 {
+            let plan = mapping.rowPlan(for: expected)
+            onlyPlan = plan
+            destinations = Array(repeating: nil, count: plan.toOnes.count)
+        } else {
+            onlyPlan = nil
+        }
     }
 
     private func plan(for number: Int?) -> SQLiteRowPlan {
@@ -315,7 +327,9 @@ final class SQLiteRowDecoder {
 
     /// The plan of the current row's entity, from its entity-number column.
     private func plan(_ statement: SQLiteStatement, entityColumn column: Int32) -> SQLiteRowPlan {
-        plan(for: sqlite3_column_type(statement, column) == SQLITE_NULL ? nil : Int(sqlite3_column_int64(statement, column)))
+        if let onlyPlan { return onlyPlan }
+        return plan(
+            for: sqlite3_column_type(statement, column) == SQLITE_NULL ? nil : Int(sqlite3_column_int64(statement, column)))
     }
 
     /// The entity of the statement's current row, from its entity-number column.
