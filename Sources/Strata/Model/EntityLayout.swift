@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// An entity's properties by position, computed once: objects and snapshots keep their
 /// values in arrays indexed by these positions, so value access needs no per-object
@@ -110,14 +111,31 @@ final class EntityLayout: @unchecked Sendable {
     /// key is compared by content: most entities have a few properties, whose names are
     /// scanned (comparing a short string with names of other lengths costs less than hashing
     /// it); larger ones are hashed.
+    @inline(__always)
     func index(of name: String) -> Int? {
         if let index = names.index(ofRepresentation: name) { return index }
-        guard properties.count <= 16 else { return indexByName[name] }
-        let length = name.utf8.count
-        for index in names.names.indices where nameLengths[index] == length && names.names[index] == name {
-            return index
+        return index(byContentOf: name)
+    }
+
+    /// `index(of:)` for a key whose representation is no name's: compared by content. Kept
+    /// out of line, so that the lookup by representation is inlined where typed accessors ask.
+    @inline(never)
+    private func index(byContentOf name: String) -> Int? {
+        if let index = names.literalIndex(of: name, lengths: nameLengths) { return index }
+        let found: Int?
+        if properties.count > 16 {
+            found = indexByName[name]
+        } else {
+            let length = name.utf8.count
+            found = names.names.indices.first { nameLengths[$0] == length && names.names[$0] == name }
         }
-        return nil
+        if let found { names.remember(literal: name, at: found) }
+        return found
+    }
+
+    /// The position `index(of:)` remembers for a long literal key, if it does (for tests).
+    func rememberedIndex(ofLiteral name: String) -> Int? {
+        names.literalIndex(of: name, lengths: nameLengths)
     }
 
     /// The name of the property at `index` (without reading the property description's
@@ -151,6 +169,16 @@ private final class NameTable {
     private let slots: UnsafeMutablePointer<Slot>
     private let mask: Int
     private let shift: UInt
+    /// Long names as the literals that name them, learned at their first lookup: a literal of
+    /// more than 15 bytes is not inline, so its words are not the table's, and each read of a
+    /// property with a long name compared strings. A slot holds the low 56 bits of a
+    /// literal's second word (its address) and, above them, the position plus one; 0 is empty.
+    /// A literal lives as long as the program, so its address names its bytes; with the name's
+    /// length checked too, a hit is that very name. Slots are read and written atomically and
+    /// may be overwritten by another literal: they are only a cache.
+    private let literals: UnsafeMutablePointer<Atomic<UInt>>
+    private let literalMask: Int
+    private static let addressBits: UInt = (1 << 56) - 1
 
     init(_ names: [String]) {
         self.names = names.map { String(decoding: Array($0.utf8), as: UTF8.self) }
@@ -164,6 +192,15 @@ private final class NameTable {
         mask = (1 << bits) - 1
         slots = UnsafeMutablePointer<Slot>.allocate(capacity: 1 << bits)
         slots.initialize(repeating: Slot(words: (0, 0), index: -1), count: 1 << bits)
+        var literalBits = 0
+        let longNames = names.count { $0.utf8.count > 15 }
+        if Self.hasTwoWords, longNames > 0 {
+            literalBits = 2
+            while 1 << literalBits < 2 * longNames { literalBits += 1 }
+        }
+        literalMask = (1 << literalBits) - 1
+        literals = UnsafeMutablePointer<Atomic<UInt>>.allocate(capacity: 1 << literalBits)
+        for slot in 0..<(1 << literalBits) { (literals + slot).initialize(to: Atomic(0)) }
         guard bits > 0 else { return }
         var seen = Set<String>()
         for (index, name) in self.names.enumerated() where seen.insert(name).inserted {
@@ -174,7 +211,43 @@ private final class NameTable {
         }
     }
 
-    deinit { slots.deallocate() }
+    deinit {
+        slots.deallocate()
+        literals.deinitialize(count: literalMask + 1)
+        literals.deallocate()
+    }
+
+    /// The address word of a string that is a literal of more than 15 bytes (an immortal,
+    /// large, native string: discriminator 0b1000), or `nil`.
+    @inline(__always)
+    private static func literalAddress(of words: Words) -> UInt? {
+        words.1 >> 60 == 0b1000 ? words.1 & addressBits : nil
+    }
+
+    @inline(__always)
+    private func literalSlot(of address: UInt) -> Int {
+        Int(truncatingIfNeeded: (address &* 0x9E37_79B9_7F4A_7C15) >> 40) & literalMask
+    }
+
+    /// The position of the long name that `string`, a literal, was found to be before.
+    func literalIndex(of string: String, lengths: [Int]) -> Int? {
+        guard Self.hasTwoWords, literalMask > 0 else { return nil }
+        let key = Self.words(of: string)
+        guard let address = Self.literalAddress(of: key) else { return nil }
+        let entry = literals[literalSlot(of: address)].load(ordering: .relaxed)
+        guard entry != 0, entry & Self.addressBits == address else { return nil }
+        let index = Int(entry >> 56) - 1
+        // The count is the first word's low 48 bits.
+        guard index >= 0, index < lengths.count, lengths[index] == Int(key.0 & ((1 << 48) - 1)) else { return nil }
+        return index
+    }
+
+    /// Remembers that `string` is the name at `index`, when it is a literal of a long name.
+    func remember(literal string: String, at index: Int) {
+        guard Self.hasTwoWords, literalMask > 0, index < 255 else { return }
+        guard let address = Self.literalAddress(of: Self.words(of: string)) else { return }
+        literals[literalSlot(of: address)].store(address | UInt(index + 1) << 56, ordering: .relaxed)
+    }
 
     /// Whether a `String` is two machine words (64-bit platforms); the table is empty otherwise.
     private static var hasTwoWords: Bool { MemoryLayout<String>.size == 2 * MemoryLayout<UInt>.size }

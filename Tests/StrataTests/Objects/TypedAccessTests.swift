@@ -208,6 +208,28 @@ private func gaugeModel() -> NSManagedObjectModel {
         #expect(layout.index(of: "aRatherLongPropertyName0") == nil)
     }
 
+    @Test func aLongNameIsRememberedByItsLiteral() throws {
+        let layout = try #require(gaugeModel().entitiesByName["Gauge"]).layout
+        let position = try #require(layout.indexByName["aVeryLongPropertyNameIndeed"])
+        #expect(layout.rememberedIndex(ofLiteral: "aVeryLongPropertyNameIndeed") == nil)
+        #expect(layout.index(of: "aVeryLongPropertyNameIndeed") == position)
+        // Found by content once, the literal is then found by its address.
+        #expect(layout.rememberedIndex(ofLiteral: "aVeryLongPropertyNameIndeed") == position)
+        #expect(layout.index(of: "aVeryLongPropertyNameIndeed") == position)
+        // Another literal of the same length, a string built at run time, a short literal: none
+        // is taken for it.
+        #expect(layout.rememberedIndex(ofLiteral: "aVeryLongPropertyNameIndeeD") == nil)
+        #expect(layout.index(of: "aVeryLongPropertyNameIndeeD") == nil)
+        let built = String(decoding: Array("aVeryLongPropertyNameIndeed".utf8), as: UTF8.self)
+        #expect(layout.rememberedIndex(ofLiteral: built) == nil)
+        #expect(layout.index(of: built) == position)
+        #expect(layout.rememberedIndex(ofLiteral: "reading") == nil)
+        // The typed accessor reads through it.
+        let gauge = Gauge(entity: try #require(gaugeModel().entitiesByName["Gauge"]), insertInto: nil)
+        gauge.aVeryLongPropertyNameIndeed = "value"
+        #expect(gauge.aVeryLongPropertyNameIndeed == "value")
+    }
+
     @Test func aChangedEntityGetsANewLayoutAndTheOldOneStaysValid() throws {
         let entity = NSEntityDescription()
         entity.name = "Growing"
