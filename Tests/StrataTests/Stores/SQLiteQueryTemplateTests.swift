@@ -65,6 +65,18 @@ import Testing
         }
     }
 
+    @Test func aKeyPathEndingInEntityIsToldWithoutSplittingIt() {
+        let paths = [
+            "entity", "author.entity", "entity.name", "entityName", "myentity", "author.myentity", "", ".", "..",
+            "entity.", "a.entity..", "a..entity", ".entity", "title", "author.name", "é.entity", "entity.é",
+        ]
+        for path in paths {
+            // The rule as it was written first: the last non-empty component, split out.
+            let expected = path.split(separator: ".").last.map { $0 == "entity" } ?? true
+            #expect(SQLiteQueryTemplates.endsInEntityOrNothing(path) == expected, "\(path)")
+        }
+    }
+
     @Test func aRepeatedShapeIsCompiledOnceAndItsValuesAreBound() throws {
         let library = try PredicateSQLLibrary()
         let (_, mapping) = try library.store.openDatabase()

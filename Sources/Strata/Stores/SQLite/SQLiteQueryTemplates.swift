@@ -124,7 +124,21 @@ final class SQLiteQueryTemplates: @unchecked Sendable {
         guard case .constant(let value) = side, isParameterKind(value), case .keyPath(let path) = other else {
             return false
         }
-        return path.split(separator: ".").last.map { $0 != "entity" } ?? false
+        return !endsInEntityOrNothing(path)
+    }
+
+    /// Whether the key path's last component (empty ones left out) is `entity`, or it has none.
+    /// Read in place: splitting the path made an array at every comparison of every query (a
+    /// fifth of a template's lookup).
+    static func endsInEntityOrNothing(_ path: String) -> Bool {
+        let utf8 = path.utf8
+        let dot = UInt8(ascii: ".")
+        var end = utf8.endIndex
+        while end > utf8.startIndex, utf8[utf8.index(before: end)] == dot { end = utf8.index(before: end) }
+        if end == utf8.startIndex { return true }
+        var start = end
+        while start > utf8.startIndex, utf8[utf8.index(before: start)] != dot { start = utf8.index(before: start) }
+        return utf8[start..<end].elementsEqual("entity".utf8)
     }
 
     /// Whether every constant of a shape is a parameter's placeholder, `nil` or a Boolean.
