@@ -11,6 +11,20 @@ extension NSManagedObject {
     /// The value of an optional property, converted to the property's Swift type.
     @inlinable
     public func _managedValue<Value>(forKey key: String) -> Value? {
+        _managedOptionalValue(forKey: key)
+    }
+
+    /// The value of a non-optional property whose type has a natural empty value (numbers,
+    /// `Bool`, strings, data, collections); a missing value reads as that empty value.
+    @inlinable
+    public func _managedValue<Value: _ManagedDefaultValue>(forKey key: String) -> Value {
+        _managedOptionalValue(forKey: key) ?? Value._managedDefaultValue
+    }
+
+    /// What both typed getters read: an attribute in place when it holds the property's type
+    /// (`_managedRead`), cast when it holds another; anything else through `value(forKey:)`.
+    @inlinable @inline(__always)
+    func _managedOptionalValue<Value>(forKey key: String) -> Value? {
         switch _managedRead(forKey: key, typeWord: _managedTypeWord(Value.self)) {
         case .typed(let slot):
             let value = slot.load(as: Value.self)
@@ -29,30 +43,6 @@ extension NSManagedObject {
         if let value = _ManagedExactValue.read(raw, as: Value.self) { return value }
         if let value = raw as? Value { return value }
         return Self._managedConverted(raw, to: Value.self)
-    }
-
-    /// The value of a non-optional property whose type has a natural empty value (numbers,
-    /// `Bool`, strings, data, collections); a missing value reads as that empty value.
-    @inlinable
-    public func _managedValue<Value: _ManagedDefaultValue>(forKey key: String) -> Value {
-        switch _managedRead(forKey: key, typeWord: _managedTypeWord(Value.self)) {
-        case .typed(let slot):
-            let value = slot.load(as: Value.self)
-            didAccessValue(forKey: key)
-            return value
-        case .absent:
-            didAccessValue(forKey: key)
-            return Value._managedDefaultValue
-        case .other(let index):
-            defer { didAccessValue(forKey: key) }
-            return _managedAttributeValue(at: index, as: Value.self) ?? Value._managedDefaultValue
-        case .general:
-            break
-        }
-        guard let raw = _managedStoredValue(forKey: key) else { return Value._managedDefaultValue }
-        if let value = _ManagedExactValue.read(raw, as: Value.self) { return value }
-        if let value = raw as? Value { return value }
-        return Self._managedConverted(raw, to: Value.self) ?? Value._managedDefaultValue
     }
 
     /// The value of a non-optional property of any other type. Like Core Data, reading a
