@@ -48,10 +48,17 @@ public struct SyncServer: Sendable {
     }
 
     /// Serves until the calling task is cancelled, without signal handling: for tests and
-    /// programs that run several instances in one process.
+    /// programs that run several instances in one process. Cancelling shuts the server down
+    /// gracefully, as SIGTERM does for `run` (cancelling the server's own task while a
+    /// connection has been accepted but not yet served stops the process in swift-nio).
     public func runUntilCancelled(onListening: @escaping @Sendable (String) async -> Void = { _ in }) async throws {
-        let application = try await makeApplication(onListening: onListening)
-        try await application.run()
+        let group = ServiceGroup(services: [try await makeApplication(onListening: onListening)], logger: logger)
+        let running = Task { try await group.run() }
+        try await withTaskCancellationHandler {
+            try await running.value
+        } onCancel: {
+            Task { await group.triggerGracefulShutdown() }
+        }
     }
 
     /// The server as a service, for a `ServiceGroup` of the caller's: shut down gracefully

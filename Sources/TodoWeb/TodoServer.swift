@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import ServiceLifecycle
 import Synchronization
 import TodoKit
 
@@ -46,8 +47,22 @@ public struct TodoServer: Sendable {
 
     /// Serves until the calling task is cancelled, with no signal handling: for tests and for
     /// programs that embed the server.
+    ///
+    /// Cancelling shuts the server down gracefully, as SIGTERM does for `run`: cancelling the
+    /// server's own task while a connection has been accepted but not yet served stops the
+    /// process in swift-nio ("Deinited NIOAsyncWriter without calling finish()", swift-nio issue
+    /// 3481), which a page reconnecting at that moment made happen in a test.
     public func runUntilCancelled(onListening: @escaping @Sendable (String) async -> Void = { _ in }) async throws {
-        try await serve(onListening: onListening) { try await $0.run() }
+        let logger = logger
+        try await serve(onListening: onListening) { application in
+            let group = ServiceGroup(services: [application], logger: logger)
+            let running = Task { try await group.run() }
+            try await withTaskCancellationHandler {
+                try await running.value
+            } onCancel: {
+                Task { await group.triggerGracefulShutdown() }
+            }
+        }
     }
 
     private func serve(

@@ -32,6 +32,28 @@ struct ServerTests {
         }
     }
 
+    @Test("cancelling a server while connections arrive shuts it down, without stopping the process")
+    func cancelledWhileConnectionsArrive() async throws {
+        // Cancelling the server's own task with connections accepted but not yet served stopped
+        // the process in swift-nio; runUntilCancelled now shuts down gracefully instead.
+        for _ in 0..<10 {
+            let server = TodoServer(services: try TodoServices(store: .inMemory), port: 0, logLevel: .critical)
+            let (addresses, continuation) = AsyncStream<String>.makeStream()
+            let serving = Task {
+                defer { continuation.finish() }
+                try await server.runUntilCancelled { continuation.yield($0) }
+            }
+            var iterator = addresses.makeAsyncIterator()
+            let port = try #require(await iterator.next().flatMap { URL(string: $0)?.port })
+            let connections = LoopbackHTTP.connections(to: port, count: 32)
+            serving.cancel()
+            let result = await serving.result
+            LoopbackHTTP.closeAll(connections)
+            #expect(connections.count == 32)
+            #expect(throws: Never.self) { try result.get() }
+        }
+    }
+
     @Test("a query string whose escapes are not UTF-8 is a 400")
     func malformedQuery() async throws {
         try await withServer { api in

@@ -27,6 +27,33 @@ enum LoopbackHTTP {
         }
     }
 
+    /// `count` connections to the port that send nothing, for a server to accept; sockets that
+    /// could not connect are left out.
+    static func connections(to port: Int, count: Int) -> [Int32] {
+        (0..<count).compactMap { _ in
+            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            guard descriptor >= 0 else { return nil }
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            address.sin_port = UInt16(port).bigEndian
+            let connected = withUnsafePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+                }
+            }
+            guard connected else {
+                close(descriptor)
+                return nil
+            }
+            return descriptor
+        }
+    }
+
+    static func closeAll(_ descriptors: [Int32]) {
+        for descriptor in descriptors { close(descriptor) }
+    }
+
     private static func exchange(
         _ method: String, port: Int, path: String, body: Data?, timeout: Int
     ) throws -> (
