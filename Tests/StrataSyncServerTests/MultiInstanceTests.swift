@@ -17,14 +17,17 @@ struct MultiInstanceTests {
             try await fixture.alice.createZone()
             let token = try await onB.pullAll().token
             let started = ContinuousClock.now
-            async let polled = onB.changes(since: token, wait: 30)
+            async let polled = onB.changes(since: token, wait: 60)
             try await Task.sleep(for: .milliseconds(500))
             _ = try await fixture.alice.push(push("a", [(1, [upsert("t1", ["CD_n": .int(1)], at: clock(1))])]))
                 .expectOK(PushResponse.self)
             let reply = try await polled.expectOK(ChangesResponse.self)
             let elapsed = ContinuousClock.now - started
             #expect(reply.records.map(\.recordName) == ["t1"])
-            #expect(elapsed < .seconds(5), "the long poll took \(elapsed)")
+            // Woken by the push, long before its wait runs out. (The bound was 5 s: a run of the
+            // whole suite on two busy cores took 5.9 s once; the latency itself is measured by
+            // the sync figures, BENCHMARKS.md.)
+            #expect(elapsed < .seconds(20), "the long poll took \(elapsed)")
             // With nothing new, a short wait ends empty after about that long.
             let idleStart = ContinuousClock.now
             let idle = try await onB.changes(since: reply.nextToken, wait: 1).expectOK(ChangesResponse.self)
