@@ -357,7 +357,6 @@ extension NSManagedObjectContext {
         return try objectStore?.snapshot(for: objectID)
     }
 
-    /// Loads the destinations of a to-many relationship of an object.
     /// Loads the destinations of a to-many relationship of an object. Their rows come along
     /// when the store reads them (as Core Data's relationship faults do): the destinations'
     /// faults keep them, as a fetch's faults keep theirs. Nothing is loaded when the read fails.
