@@ -30,24 +30,27 @@ enum LoopbackHTTP {
     /// `count` connections to the port that send nothing, for a server to accept; sockets that
     /// could not connect are left out.
     static func connections(to port: Int, count: Int) -> [Int32] {
-        (0..<count).compactMap { _ in
-            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            guard descriptor >= 0 else { return nil }
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            address.sin_port = UInt16(port).bigEndian
-            let connected = withUnsafePointer(to: &address) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-                }
+        (0..<count).compactMap { _ in connectedSocket(port: port) }
+    }
+
+    /// A socket connected to 127.0.0.1:`port`, or `nil`.
+    private static func connectedSocket(port: Int) -> Int32? {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { return nil }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        let connected = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
             }
-            guard connected else {
-                close(descriptor)
-                return nil
-            }
-            return descriptor
         }
+        guard connected else {
+            close(descriptor)
+            return nil
+        }
+        return descriptor
     }
 
     static func closeAll(_ descriptors: [Int32]) {
@@ -59,22 +62,13 @@ enum LoopbackHTTP {
     ) throws -> (
         status: Int, body: Data
     ) {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw Failure(description: "no socket: errno \(errno)") }
+        guard let descriptor = connectedSocket(port: port) else {
+            throw Failure(description: "cannot connect to 127.0.0.1:\(port): errno \(errno)")
+        }
         defer { close(descriptor) }
         var limit = timeval(tv_sec: timeout, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        let connected = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-            }
-        }
-        guard connected else { throw Failure(description: "cannot connect to 127.0.0.1:\(port): errno \(errno)") }
 
         let payload = body ?? Data()
         var request = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
