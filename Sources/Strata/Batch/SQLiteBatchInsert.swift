@@ -164,9 +164,9 @@ private final class SQLiteBatchInserter {
             code = sqlite3_step(raw)
         }
         guard code == SQLITE_DONE else {
-            let message = db.sqliteConnection.map { String(cString: sqlite3_errmsg($0)) } ?? "unknown error"
+            let error = SQLiteStore.statementError(code, db: db, sql: statement.sql)
             sqlite3_reset(raw)
-            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: statement.sql)
+            throw error
         }
         sqlite3_reset(raw)
         if constraints.isEmpty { return (nextKey, entity.number) }

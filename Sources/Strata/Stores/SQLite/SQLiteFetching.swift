@@ -100,9 +100,10 @@ extension SQLiteStore {
         }
     }
 
-    /// The error SQLite reports for a statement of the connection, as GRDB's.
+    /// The error SQLite reports for a statement of the connection, as GRDB's. Made before the
+    /// statement is reset, which clears the connection's message.
     static func statementError(_ code: Int32, db: Database, sql: String) -> DatabaseError {
-        let message = db.sqliteConnection.map { String(cString: sqlite3_errmsg($0)) } ?? "unknown error"
+        let message = db.sqliteConnection.map { String(cString: sqlite3_errmsg($0)) } ?? "SQLite error \(code)"
         return DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: sql)
     }
 

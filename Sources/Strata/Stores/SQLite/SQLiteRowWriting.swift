@@ -129,9 +129,9 @@ extension SQLiteStore {
         var code = sqlite3_step(raw)
         while code == SQLITE_ROW { code = sqlite3_step(raw) }
         guard code == SQLITE_DONE else {
-            let message = String(cString: sqlite3_errmsg(connection))
+            let error = SQLiteStore.statementError(code, db: db, sql: statement.sql)
             sqlite3_reset(raw)
-            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: statement.sql)
+            throw error
         }
     }
 
@@ -148,10 +148,7 @@ extension SQLiteStore {
             keys.append(sqlite3_column_int64(raw, 0))
             code = sqlite3_step(raw)
         }
-        guard code == SQLITE_DONE else {
-            let message = db.sqliteConnection.map { String(cString: sqlite3_errmsg($0)) } ?? "SQLite error \(code)"
-            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: statement.sql)
-        }
+        guard code == SQLITE_DONE else { throw SQLiteStore.statementError(code, db: db, sql: statement.sql) }
         return keys
     }
 
