@@ -60,7 +60,7 @@ extension NSManagedObjectContext {
     }
 
     private var isOnContextQueue: Bool {
-        if concurrencyType == .mainQueueConcurrencyType { return Thread.isMainThread }
+        if concurrencyType == .mainQueueConcurrencyType { return MainQueue.isCurrent }
         return DispatchQueue.getSpecific(key: Self.queueKey) == ObjectIdentifier(self)
     }
 
@@ -82,6 +82,19 @@ extension NSManagedObjectContext {
     /// The context whose `perform` or `performAndWait` block runs on this thread, for
     /// `NSFetchRequest.execute()`.
     static var current: NSManagedObjectContext? { CurrentContext.context }
+}
+
+/// Whether the caller runs on the main queue: on the main thread, or in a block or main-actor
+/// job the main queue runs on another thread (once the main thread has called `dispatchMain()`,
+/// as a test runner may, a worker thread drains the main queue).
+enum MainQueue {
+    private static let key: DispatchSpecificKey<Bool> = {
+        let key = DispatchSpecificKey<Bool>()
+        DispatchQueue.main.setSpecific(key: key, value: true)
+        return key
+    }()
+
+    static var isCurrent: Bool { Thread.isMainThread || DispatchQueue.getSpecific(key: key) == true }
 }
 
 /// The context of the block running on each thread (a thread-specific slot, saved and

@@ -557,8 +557,14 @@ extension NSManagedObjectContext {
     /// `RunLoop.main` and the main actor's executor both drain: the block runs once the current
     /// run-loop pass or main-actor job has finished.) Private-queue contexts process them at the
     /// end of each `perform` block, and on `processPendingChanges()` or `save()`.
+    ///
+    /// Only a change made on the main queue has a turn to end. A main-queue context used from
+    /// another thread (a test, a command-line tool) belongs to that thread until it hands the
+    /// context back: a block on the main queue would touch the context while that thread does,
+    /// so nothing is scheduled and its changes are processed at its next save or
+    /// `processPendingChanges()`, as before.
     func changedInThisTurn() {
-        guard concurrencyType == .mainQueueConcurrencyType else { return }
+        guard concurrencyType == .mainQueueConcurrencyType, MainQueue.isCurrent else { return }
         endOfTurnScheduled = true
         DispatchQueue.main.async { [weak self] in
             guard let self else { return }

@@ -67,6 +67,53 @@ import Testing
         #expect(controller.fetchedObjects?.count == 7)
     }
 
+    /// A main-queue context used from another thread (as a test or a tool does) belongs to that
+    /// thread: the main queue does not process its changes behind the thread's back. (It did,
+    /// and the two threads then changed the context at once: CI crashed releasing the sets of
+    /// an `ObjectsDidChange`.) Its changes are processed when the thread asks.
+    @Test func aMainQueueContextChangedOffTheMainQueueIsNotProcessedBehindItsBack() async throws {
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: FetchedNotes.model())
+        try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil)
+        let posts = Protected(0)
+        let context = await Task.detached {
+            let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+            context.persistentStoreCoordinator = coordinator
+            #expect(!MainQueue.isCurrent)
+            return UncheckedSendable(context)
+        }.value.value
+        let observer = NotificationCenter.default.addObserver(
+            forName: .NSManagedObjectContextObjectsDidChange, object: context, queue: nil
+        ) { _ in posts.withLock { $0 += 1 } }
+        defer { NotificationCenter.default.removeObserver(observer) }
+        let shared = UncheckedSendable(context)
+        await Task.detached {
+            _ = FetchedNotes.note("t1", topic: nil, rank: 1, serial: 1, in: shared.value)
+            _ = FetchedNotes.note("t2", topic: nil, rank: 2, serial: 2, in: shared.value)
+        }.value
+        // Full turns of the main queue go by.
+        for _ in 0..<3 {
+            await withCheckedContinuation { continuation in DispatchQueue.main.async { continuation.resume() } }
+            await MainActor.run {}
+        }
+        #expect(posts.withLock { $0 } == 0)
+        await Task.detached { shared.value.processPendingChanges() }.value
+        #expect(posts.withLock { $0 } == 1)
+        #expect(context.insertedObjects.count == 2)
+    }
+
+    /// The main queue counts as the main queue on whichever thread drains it.
+    @Test func theMainQueueIsKnownOnWhicheverThreadRunsIt() async {
+        let onMain = await withCheckedContinuation { continuation in
+            DispatchQueue.main.async { continuation.resume(returning: MainQueue.isCurrent) }
+        }
+        #expect(onMain)
+        #expect(await MainActor.run { MainQueue.isCurrent })
+        let elsewhere = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: MainQueue.isCurrent) }
+        }
+        #expect(!elsewhere)
+    }
+
     /// A private-queue context still processes its changes only at the end of its blocks (or
     /// when asked): nothing is scheduled for it.
     @Test func aPrivateQueueContextIsNotProcessedByTheMainQueue() async throws {
