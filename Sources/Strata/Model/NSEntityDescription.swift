@@ -23,7 +23,13 @@ open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
     /// Whether the entity has no objects of its own, only of its subentities.
     public var isAbstract: Bool = false
     /// The entity this one inherits from.
-    public internal(set) weak var superentity: NSEntityDescription?
+    public internal(set) var superentity: NSEntityDescription? {
+        get { superentityAnchor?.entity }
+        set { superentityAnchor = newValue?.anchor }
+    }
+    private weak var superentityAnchor: EntityAnchor?
+    /// What the references back to the entity point at (see `EntityAnchor`).
+    let anchor = EntityAnchor()
     /// The entities that inherit from this one. Setting it sets their `superentity`.
     public var subentities: [NSEntityDescription] = [] {
         didSet {
@@ -120,7 +126,10 @@ open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
         return result
     }
 
-    public override init() { super.init() }
+    public override init() {
+        super.init()
+        anchor.entity = self
+    }
 
     /// The entity's properties, inherited ones first. Setting it sets the entity's own
     /// properties (the inherited ones stay with the superentity).
@@ -247,4 +256,16 @@ open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
         "(<NSEntityDescription>) name \(name ?? "nil"), managedObjectClassName \(managedObjectClassName ?? "nil"), "
             + "superentity \(superentity?.name ?? "nil"), properties \(properties.map(\.name))"
     }
+}
+
+/// What the references back to an entity (a property's, a fetch index's, a subentity's and a
+/// relationship's destination) point at instead of the entity. Those references are weak, and a
+/// weak reference to an object gives it a side table, through which every later retain and
+/// release of that object then goes: about 45 instructions instead of 5, at each object ID and
+/// each object made by a fetch, which retain their entity. The anchor takes the side table; the
+/// entity owns its anchor alone, so the weak references still read `nil` once the entity is
+/// gone.
+final class EntityAnchor: @unchecked Sendable {
+    /// Set once, when the entity is made; the anchor does not outlive it.
+    unowned(unsafe) var entity: NSEntityDescription?
 }

@@ -16,7 +16,11 @@ open class NSFetchIndexDescription: NSObject, @unchecked Sendable {
         didSet { for element in elements { element.indexDescription = self } }
     }
     /// The entity the index belongs to.
-    public internal(set) weak var entity: NSEntityDescription?
+    public internal(set) var entity: NSEntityDescription? {
+        get { entityAnchor?.entity }
+        set { entityAnchor = newValue?.anchor }
+    }
+    private weak var entityAnchor: EntityAnchor?
     /// A filter for a partial index, as a format string.
     public var partialIndexPredicateFormat: String?
 

@@ -10,7 +10,11 @@ open class NSPropertyDescription: NSObject, NSCopying, @unchecked Sendable {
     /// The property's name, unique within its entity and its entity's ancestors.
     public var name: String = ""
     /// The entity that declares the property; set when the property is added to an entity.
-    public internal(set) weak var entity: NSEntityDescription!
+    public internal(set) var entity: NSEntityDescription! {
+        get { entityAnchor?.entity }
+        set { entityAnchor = newValue?.anchor }
+    }
+    private weak var entityAnchor: EntityAnchor?
     /// Whether the property may be `nil` when the object is saved. `true` by default, as in Core Data.
     public var isOptional: Bool = true
     /// Whether the property lives only in memory and is never stored.

@@ -41,7 +41,11 @@ public enum NSDeleteRule: UInt, Sendable, CaseIterable {
 /// ```
 open class NSRelationshipDescription: NSPropertyDescription, @unchecked Sendable {
     /// The entity of the objects the relationship points to.
-    public weak var destinationEntity: NSEntityDescription?
+    public var destinationEntity: NSEntityDescription? {
+        get { destinationAnchor?.entity }
+        set { destinationAnchor = newValue?.anchor }
+    }
+    private weak var destinationAnchor: EntityAnchor?
     /// The relationship of the destination entity that points back.
     public weak var inverseRelationship: NSRelationshipDescription?
     /// The least number of destination objects; 0 for no minimum.
