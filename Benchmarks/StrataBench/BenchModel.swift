@@ -21,6 +21,9 @@ final class Item: NSManagedObject {
 final class Owner: NSManagedObject {
     @Managed var name: String?
     @Managed var items: NSSet?
+    /// The same relationship through a typed accessor (what `@Managed var items: Set<Item>`
+    /// expands to), for B7t.
+    var itemSet: Set<Item> { _managedValue(forKey: "items") }
 }
 
 enum BenchModel {

@@ -97,6 +97,17 @@ enum Catalog {
                     .raw: RawCases.traverse, .grdb: GRDBCases.traversePrefetched, .strata: StrataCases.traversePrefetched,
                 ]),
             TimedCase(
+                id: "B7t", work: "B7 lazy through a typed Set<Item> accessor", goal: .ratio(2),
+                runs: [
+                    .raw: RawCases.traverse, .grdb: GRDBCases.traverseLazily, .strata: StrataCases.traverseTypedLazily,
+                ]),
+            TimedCase(
+                id: "B7t", work: "B7 prefetched through a typed Set<Item> accessor", goal: .ratio(2),
+                runs: [
+                    .raw: RawCases.traverse, .grdb: GRDBCases.traversePrefetched,
+                    .strata: StrataCases.traverseTypedPrefetched,
+                ]),
+            TimedCase(
                 id: "B8", work: "modify \(n(sizes.fetched)) objects, one save", goal: .ratio(2.5),
                 runs: [.raw: RawCases.modify, .grdb: GRDBCases.modify, .strata: StrataCases.modify]),
             TimedCase(

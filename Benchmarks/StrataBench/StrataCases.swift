@@ -113,8 +113,16 @@ enum StrataCases {
 
     static func traverseLazily(_ fixtures: Fixtures) throws -> Sample { try traverse(fixtures, prefetching: false) }
     static func traversePrefetched(_ fixtures: Fixtures) throws -> Sample { try traverse(fixtures, prefetching: true) }
+    static func traverseTypedLazily(_ fixtures: Fixtures) throws -> Sample {
+        try traverse(fixtures, prefetching: false, typed: true)
+    }
+    static func traverseTypedPrefetched(_ fixtures: Fixtures) throws -> Sample {
+        try traverse(fixtures, prefetching: true, typed: true)
+    }
 
-    private static func traverse(_ fixtures: Fixtures, prefetching: Bool) throws -> Sample {
+    /// Each owner's items through the `NSSet?` accessor Xcode generates, or (B7t) through a
+    /// typed `Set<Item>` accessor, as a `@Managed var items: Set<Item>` reads them.
+    private static func traverse(_ fixtures: Fixtures, prefetching: Bool, typed: Bool = false) throws -> Sample {
         let stack = try Stack(fixtures.owners)
         defer { stack.close() }
         return try stack.run { context in
@@ -123,7 +131,11 @@ enum StrataCases {
             var checksum = Checksum()
             for owner in try context.fetch(request) {
                 checksum.add(owner.name)
-                for case let item as Item in owner.items ?? [] { checksum.add(item) }
+                if typed {
+                    for item in owner.itemSet { checksum.add(item) }
+                } else {
+                    for case let item as Item in owner.items ?? [] { checksum.add(item) }
+                }
             }
             return checksum.value
         }

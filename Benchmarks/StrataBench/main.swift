@@ -179,7 +179,8 @@ func main() throws {
     }
     lines += zip(memoryCases, peaks).map { Report.memory($0.item, kilobytes: $1) }
     let order = [
-        "B1", "B2", "B3", "B4", "B5", "B6", "B7", "B8", "B9", "B9c", "B10", "B11", "B11s", "B11o", "B11os", "B12", "B13", "M1",
+        "B1", "B2", "B3", "B4", "B5", "B6", "B7", "B7t", "B8", "B9", "B9c", "B10", "B11", "B11s", "B11o", "B11os", "B12", "B13",
+        "M1",
         "M2",
         "M3",
     ]

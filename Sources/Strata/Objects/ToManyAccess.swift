@@ -5,6 +5,7 @@ import Foundation
 /// `[NSManagedObject]`, and `ToManyMembers` from its first change on.
 extension NSManagedObject {
     /// The objects of a to-many relationship, loading them from the store on first access.
+    @usableFromInline
     func toManyObjects(at index: Int) -> [NSManagedObject] {
         fireFault()
         let value = values[index]
