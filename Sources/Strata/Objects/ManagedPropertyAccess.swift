@@ -36,17 +36,10 @@ extension NSManagedObject {
         case .other(let index):
             defer { didAccessValue(forKey: key) }
             return _managedAttributeValue(at: index, as: Value.self)
-        case .toMany(let index):
-            // `Set<Book>` and `[Chapter]` are made from the members; other types (`NSSet?`,
-            // `NSOrderedSet?`) are the relationship's own value, read the general way.
-            if let collection = Value.self as? any _ManagedObjectCollection.Type {
-                willAccessValue(forKey: key)
-                defer { didAccessValue(forKey: key) }
-                return collection._managedCollection(of: toManyObjects(at: index)) as? Value
-            }
         case .general:
             break
         }
+        if let collection: Value? = _managedObjectCollection(forKey: key) { return collection }
         guard let raw = _managedStoredValue(forKey: key) else { return nil }
         if let value = _ManagedExactValue.read(raw, as: Value.self) { return value }
         if let value = raw as? Value { return value }
@@ -107,15 +100,37 @@ extension NSManagedObject {
     /// hook, and are read through `value(forKey:)`.
     @usableFromInline
     final func _managedRead(forKey key: String, typeWord: UInt) -> _ManagedRead {
-        guard let index = layout.index(of: key), probe == nil else { return .general }
-        switch layout.kinds[index] {
-        case .attribute: break
-        case .toMany: return .toMany(index)
-        default: return .general
-        }
+        guard let index = layout.index(of: key), case .attribute = layout.kinds[index], probe == nil else { return .general }
         willAccessValue(forKey: key)
         if faulted { fireFault() }
         return values.storage.typedRead(at: index, typeWord: typeWord)
+    }
+
+    /// A to-many relationship read as `Set<Book>` or `[Chapter]`, made from its members
+    /// (`.some`); `nil` for other keys and other types (`NSSet?` and `NSOrderedSet?` are the
+    /// relationship's own value, read the general way). Out of line, so that the attribute
+    /// reads it sits beside keep a small frame.
+    @inlinable @inline(never)
+    final func _managedObjectCollection<Value>(forKey key: String) -> Value?? {
+        guard let index = _managedToManyIndex(forKey: key) else { return nil }
+        // Xcode's two types are told by their identity first: asking the runtime whether a
+        // type conforms costs thousands of instructions at each read.
+        let type = ObjectIdentifier(Value.self)
+        guard type != ObjectIdentifier(NSSet.self), type != ObjectIdentifier(NSOrderedSet.self),
+            let collection = Value.self as? any _ManagedObjectCollection.Type
+        else { return nil }
+        willAccessValue(forKey: key)
+        defer { didAccessValue(forKey: key) }
+        return .some(collection._managedCollection(of: toManyObjects(at: index)) as? Value)
+    }
+
+    /// The position of the to-many relationship `key`, or `nil` for any other key and while a
+    /// key path is being probed. Asked only when `_managedRead` answered `.general`, so that
+    /// attribute reads pay nothing for it.
+    @usableFromInline
+    final func _managedToManyIndex(forKey key: String) -> Int? {
+        guard probe == nil, let index = layout.index(of: key), layout.isToMany(index) else { return nil }
+        return index
     }
 
     /// The word `_managedRead(forKey:typeWord:)` compares with a typed position's: the type's
@@ -416,8 +431,6 @@ enum _ManagedRead {
     case absent
     /// The attribute at this position holds a value of another type, which the caller casts.
     case other(Int)
-    /// A to-many relationship at this position; no hook was called.
-    case toMany(Int)
     /// Not an attribute read in place; no hook was called.
     case general
 }
