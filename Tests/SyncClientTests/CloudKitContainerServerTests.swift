@@ -77,7 +77,7 @@ extension SyncClientTests {
             try await a.syncNow()
             try await b.syncNow()
             #expect(try SyncClientTests.snapshot(of: b) == SyncClientTests.snapshot(of: a))
-            let photoOnB = try b.newBackgroundContext().performAndWait {
+            let photoOnB = try b.viewContext.performAndWait {
                 try SyncClientTests.habit("Run", in: b.viewContext)?.value(forKey: "photo") as? Data
             }
             #expect(photoOnB == photo)
@@ -108,7 +108,7 @@ extension SyncClientTests {
             try await a.syncNow()
             try await a.syncNow()
             // A's own records came back without a transaction of the importer's in its history.
-            let authors = try a.newBackgroundContext().performAndWait {
+            let authors = try a.viewContext.performAndWait {
                 let result = try a.viewContext.execute(
                     NSPersistentHistoryChangeRequest.fetchHistory(after: nil as NSPersistentHistoryToken?))
                 return ((result as? NSPersistentHistoryResult)?.result as? [NSPersistentHistoryTransaction] ?? []).map(\.author)
