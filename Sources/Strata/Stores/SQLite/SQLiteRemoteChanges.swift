@@ -41,8 +41,10 @@ final class SQLiteRemoteChangeWatcher: @unchecked Sendable {
         configuration.readonly = true
         configuration.busyMode = .timeout(1)
         connection = try DatabaseQueue(path: url.path, configuration: configuration)
-        timer = DispatchSource.makeTimerSource(queue: queue)
         (version, lastTransaction) = try connection.read { db in (try Self.dataVersion(db), try Self.lastTransaction(db)) }
+        // Made once nothing can throw: a timer source released before it was ever resumed stops
+        // the process (libdispatch traps on it).
+        timer = DispatchSource.makeTimerSource(queue: queue)
         timer.schedule(deadline: .now() + Self.interval, repeating: Self.interval, leeway: .milliseconds(50))
         timer.setEventHandler { [weak self] in self?.look() }
         timer.resume()
