@@ -113,10 +113,7 @@ extension NSManagedObject {
     @inlinable @inline(never)
     final func _managedObjectCollection<Value>(forKey key: String) -> Value?? {
         guard let index = _managedToManyIndex(forKey: key) else { return nil }
-        // Xcode's two types are told by their identity first: asking the runtime whether a
-        // type conforms costs thousands of instructions at each read.
-        let type = ObjectIdentifier(Value.self)
-        guard type != ObjectIdentifier(NSSet.self), type != ObjectIdentifier(NSOrderedSet.self),
+        guard !ManagedValueBridge.isFoundationSet(Value.self),
             let collection = Value.self as? any _ManagedObjectCollection.Type
         else { return nil }
         willAccessValue(forKey: key)
@@ -289,7 +286,17 @@ extension Set: _ManagedDefaultValue { public static var _managedDefaultValue: Se
 extension Array: _ManagedDefaultValue { public static var _managedDefaultValue: [Element] { [] } }
 
 /// Conversions between stored values and the Swift types of properties.
+@usableFromInline
 enum ManagedValueBridge {
+    /// Whether `type` is one of the sets Xcode types to-many accessors with (`NSSet`,
+    /// `NSOrderedSet`), which pass as the relationship's own value: told by identity, since
+    /// asking the runtime whether a type conforms to a protocol costs thousands of instructions.
+    @inlinable
+    static func isFoundationSet(_ type: Any.Type) -> Bool {
+        let type = ObjectIdentifier(type)
+        return type == ObjectIdentifier(NSSet.self) || type == ObjectIdentifier(NSOrderedSet.self)
+    }
+
     static func cast<Value>(_ raw: Any?, to type: Value.Type) -> Value? {
         guard let raw, !ManagedValueCoercion.isNull(raw) else { return nil }
         if let value = raw as? Value { return value }
@@ -303,11 +310,9 @@ enum ManagedValueBridge {
     /// `NSSet`/`NSOrderedSet` in `setPrimitiveValue`, so arrays and sets pass as they are.
     static func objectValue<Value>(_ value: Value?) -> Any? {
         guard let value else { return nil }
-        // The sets of `NSSet?`/`NSOrderedSet?` properties pass as they are, told by their type:
-        // the cast to the protocol asks the runtime for a conformance (2,500 instructions, at
-        // every assignment of an import's to-dos' tags).
-        let type = ObjectIdentifier(Swift.type(of: value as Any))
-        if type == ObjectIdentifier(NSSet.self) || type == ObjectIdentifier(NSOrderedSet.self) { return value }
+        // The sets of `NSSet?`/`NSOrderedSet?` properties pass as they are, told by their type
+        // (at every assignment of an import's to-dos' tags).
+        if isFoundationSet(Swift.type(of: value as Any)) { return value }
         if let set = value as? any _ManagedCollection { return set._managedObjects }
         return value
     }

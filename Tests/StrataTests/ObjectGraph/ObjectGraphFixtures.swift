@@ -209,6 +209,25 @@ extension ObjectGraphTests {
         }
     }
 
+    /// Runs `write` in a context of a first coordinator on the file at `url` and saves, closes
+    /// that store, and runs `read` in a context of a second coordinator opened on the same file.
+    static func saveAndReopen(
+        _ model: NSManagedObjectModel, at url: URL, write: (NSManagedObjectContext) throws -> Void,
+        read: (NSManagedObjectContext) throws -> Void
+    ) throws {
+        let writer = try Stack(model, at: url)
+        let context = writer.newContext()
+        try context.performAndWait {
+            try write(context)
+            try context.save()
+        }
+        try writer.close()
+
+        let reader = try Stack(model, at: url)
+        let readContext = reader.newContext()
+        try readContext.performAndWait { try read(readContext) }
+    }
+
     /// The titles of the novels in a store file, sorted, read with SQLite (not through Strata).
     static func novelTitles(in url: URL) throws -> [String] {
         try DatabaseQueue(path: url.path).read { db in

@@ -14,19 +14,8 @@ extension ObjectGraphTests {
         private func saveAndReopen(
             write: (NSManagedObjectContext) throws -> Void, read: (NSManagedObjectContext) throws -> Void
         ) throws {
-            let model = libraryModel()
-            let url = scratch.file("library.sqlite")
-            let writer = try Stack(model, at: url)
-            let context = writer.newContext()
-            try context.performAndWait {
-                try write(context)
-                try context.save()
-            }
-            try writer.close()
-
-            let reader = try Stack(model, at: url)
-            let readContext = reader.newContext()
-            try readContext.performAndWait { try read(readContext) }
+            try ObjectGraphTests.saveAndReopen(
+                libraryModel(), at: scratch.file("library.sqlite"), write: write, read: read)
         }
 
         @Test func oneToOneReadsBackFromBothSides() throws {
