@@ -170,7 +170,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     ///
     /// These collections are only touched on the context's queue, which keeps accesses
     /// exclusive without run-time checks (fetches and saves touch them once per object).
-    @exclusivity(unchecked) fileprivate var registry: [ObjectKey: NSManagedObject] = [:]
+    fileprivate let registry = ObjectRegistry()
     @exclusivity(unchecked) private var registryPurgeThreshold = 1024
     /// The class `object(with:)` made objects of last, for the entity, while no class has been
     /// registered since (`ManagedObjectClasses.generation`): one resolution per fetch, not per row.
@@ -235,7 +235,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Every object the context currently knows.
     open var registeredObjects: Set<NSManagedObject> {
         if !retainsRegisteredObjects { dropUnreferencedObjects() }
-        var objects = Set(registry.values)
+        var objects = Set(registry.objects)
         objects.formUnion(inserted.objects)
         objects.formUnion(deleted.objects)
         return objects
@@ -249,11 +249,17 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     /// The object with the ID if the context has it, without loading anything.
     open func registeredObject(for objectID: NSManagedObjectID) -> NSManagedObject? {
-        registry[ObjectKey(objectID)]
+        registry[objectID]
     }
 
     func register(_ object: NSManagedObject) {
-        registry[ObjectKey(object.objectID)] = object
+        registry.insert(object)
+        purgeRegistryIfNeeded()
+    }
+
+    /// Drops the objects only the registry holds once it has grown past twice what it held
+    /// after the last purge (what weak references would do, in batches).
+    private func purgeRegistryIfNeeded() {
         if registry.count > registryPurgeThreshold && !retainsRegisteredObjects {
             dropUnreferencedObjects()
             registryPurgeThreshold = max(1024, registry.count * 2)
@@ -265,18 +271,17 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// hold; growing entry by entry held the old table and its double together at the fetch's
     /// peak (6.3 MB at 100k objects, for a table of 4.2).
     func reserveRegistry(forFetched count: Int) {
-        registry.reserveCapacity(Swift.max(registry.count, count))
+        registry.reserve(Swift.max(registry.count, count))
     }
 
     /// Room in the registry for `count` objects more (rows read along with relationships,
     /// whose objects are mostly new to the context): the table grows once.
     func reserveRegistry(adding count: Int) {
-        registry.reserveCapacity(registry.count + count)
+        registry.reserve(registry.count + count)
     }
 
     func unregister(_ object: NSManagedObject) {
-        let key = ObjectKey(object.objectID)
-        if registry[key] === object { registry[key] = nil }
+        registry.remove(object)
     }
 
     /// Moves an object to a new ID (a temporary ID becoming permanent).
@@ -290,16 +295,18 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// The object with the ID: the registered one, or a fault that loads its row when one of
     /// its values is read. Never fails; a fault whose row does not exist reads as empty.
     open func object(with objectID: NSManagedObjectID) -> NSManagedObject {
-        if let object = registry[ObjectKey(objectID)] { return object }
-        let type = objectClass(for: objectID.entity)
-        let object = type.init(entity: objectID.entity, insertInto: nil)
-        object.storedObjectID = objectID
-        object.values = .empty
-        object.faulted = true
-        object.hasAwokenFromInsert = true
-        object.managedObjectContext = self
-        object.recordsUndo = undoRecorder != nil
-        register(object)
+        let object = registry.object(for: objectID) {
+            let type = objectClass(for: objectID.entity)
+            let object = type.init(entity: objectID.entity, insertInto: nil)
+            object.storedObjectID = objectID
+            object.values = .empty
+            object.faulted = true
+            object.hasAwokenFromInsert = true
+            object.managedObjectContext = self
+            object.recordsUndo = undoRecorder != nil
+            return object
+        }
+        purgeRegistryIfNeeded()
         return object
     }
 
@@ -328,7 +335,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// The object with the ID, loaded; throws `NSManagedObjectReferentialIntegrityError`
     /// (133000) when the store has no such object.
     open func existingObject(with objectID: NSManagedObjectID) throws -> NSManagedObject {
-        if let object = registry[ObjectKey(objectID)], !object.faulted || inserted.contains(object) {
+        if let object = registry[objectID], !object.faulted || inserted.contains(object) {
             guard !object.isInaccessible else { throw Self.missing(objectID) }
             return object
         }
@@ -420,7 +427,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         // object takes it out of them), so nothing more to look up.
         if eventUpdated.contains(object) && updated.contains(object) { return }
         guard !deleted.contains(object) else { return }
-        if registry[ObjectKey(object.objectID)] !== object { register(object) }
+        if !registry.contains(object) { register(object) }
         updated.insert(object)
         eventUpdated.insert(object)
     }
@@ -504,7 +511,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     open func reset() {
         advanceQueryGeneration()
         undoRecorder?.discardHistory()
-        let forgotten = registry.keys.map(\.objectID)
+        var forgotten: [NSManagedObjectID] = []
+        forgotten.reserveCapacity(registry.count)
+        registry.forEach { forgotten.append($0.objectID) }
         for object in registeredObjects {
             object.turnIntoFault()
             object.managedObjectContext = nil
@@ -535,13 +544,7 @@ extension NSManagedObjectContext {
     /// Forgets the objects only the registry holds. (In an extension, so that the method
     /// takes no place in the class's table of overridable methods.)
     fileprivate func dropUnreferencedObjects() {
-        var unreferenced: [ObjectKey] = []
-        var position = registry.values.startIndex
-        while position != registry.values.endIndex {
-            if isKnownUniquelyReferenced(&registry.values[position]) { unreferenced.append(registry.keys[position]) }
-            registry.values.formIndex(after: &position)
-        }
-        for key in unreferenced { registry[key] = nil }
+        registry.removeUnreferenced()
     }
 }
 

@@ -1,0 +1,134 @@
+import Foundation
+import Testing
+
+@testable import Strata
+
+/// The context's registry (`ObjectRegistry`, an open-addressing table) checked against a
+/// dictionary doing the same operations: every lookup, after every change, must agree.
+@Suite struct ObjectRegistryTests {
+    /// Two root entities and a subentity of the first (which shares its root's keys).
+    private static let entities: [NSEntityDescription] = {
+        let model = NSManagedObjectModel {
+            Entity("Animal") { Attribute("name", .stringAttributeType) }
+            Entity("Dog", parent: "Animal") { Attribute("breed", .stringAttributeType) }
+            Entity("Plant") { Attribute("name", .stringAttributeType) }
+        }
+        return ["Animal", "Dog", "Plant"].compactMap { model.entitiesByName[$0] }
+    }()
+
+    private static let origin = StoreReference(store: nil, identifier: "REGISTRY-TEST")
+
+    /// An object in no context whose ID is the given one.
+    private static func object(_ id: NSManagedObjectID) -> NSManagedObject {
+        let object = NSManagedObject(entity: id.entity, insertInto: nil)
+        object.storedObjectID = id
+        return object
+    }
+
+    /// Keys that are multiples of 4096 share their low bits after the ID's multiplication,
+    /// so they collide in any table of up to 4096 slots: the probing and the removal's
+    /// shifting are exercised, not only direct hits.
+    private static func randomID(_ random: inout SeededGenerator) -> NSManagedObjectID {
+        let entity = entities[Int(random.next() % 3)]
+        if random.next() % 8 == 0 { return NSManagedObjectID(temporaryFor: entity) }
+        let key = random.next() % 2 == 0 ? Int64(random.next() % 64 + 1) * 4096 : Int64(random.next() % 300 + 1)
+        return NSManagedObjectID(entity: entity, primaryKey: key, origin: origin)
+    }
+
+    @Test func agreesWithADictionaryThroughRandomChanges() {
+        var random = SeededGenerator(seed: 34)
+        let registry = ObjectRegistry()
+        var oracle: [ObjectKey: NSManagedObject] = [:]
+        var seen: [NSManagedObjectID] = []
+        for step in 0..<20_000 {
+            let id =
+                seen.isEmpty || random.next() % 3 == 0
+                ? Self.randomID(&random) : seen[Int(random.next() % UInt64(seen.count))]
+            seen.append(id)
+            switch random.next() % 5 {
+            case 0, 1:
+                let object = Self.object(id)
+                registry.insert(object)
+                oracle[ObjectKey(id)] = object
+            case 2:
+                var made = false
+                let found = registry.object(for: id) {
+                    made = true
+                    return Self.object(id)
+                }
+                if let expected = oracle[ObjectKey(id)] {
+                    #expect(found === expected && !made, "step \(step)")
+                } else {
+                    #expect(made, "step \(step)")
+                    oracle[ObjectKey(id)] = found
+                }
+            case 3:
+                // Removing an object that is not the registered one leaves the registered one.
+                let object = random.next() % 2 == 0 ? (oracle[ObjectKey(id)] ?? Self.object(id)) : Self.object(id)
+                registry.remove(object)
+                if oracle[ObjectKey(id)] === object { oracle[ObjectKey(id)] = nil }
+            default:
+                #expect(registry[id] === oracle[ObjectKey(id)], "step \(step)")
+            }
+            #expect(registry.count == oracle.count, "step \(step)")
+            if step % 997 == 0 {
+                for (key, object) in oracle {
+                    #expect(registry[key.objectID] === object, "step \(step)")
+                    #expect(registry.contains(object))
+                }
+                #expect(Set(registry.objects.map(ObjectIdentifier.init)) == Set(oracle.values.map(ObjectIdentifier.init)))
+            }
+        }
+        registry.removeAll()
+        #expect(registry.count == 0 && registry.objects.isEmpty)
+        for key in oracle.keys { #expect(registry[key.objectID] == nil) }
+    }
+
+    @Test func dropsTheObjectsNothingElseHolds() {
+        let registry = ObjectRegistry()
+        var kept: [NSManagedObject] = []
+        var droppedIDs: [NSManagedObjectID] = []
+        for key in 1...2_000 {
+            let id = NSManagedObjectID(entity: Self.entities[key % 3], primaryKey: Int64(key * 4096), origin: Self.origin)
+            let object = Self.object(id)
+            registry.insert(object)
+            if key % 3 == 0 { kept.append(object) } else { droppedIDs.append(id) }
+        }
+        weak var dropped = registry[droppedIDs[0]]
+        #expect(dropped != nil)
+        registry.removeUnreferenced()
+        #expect(registry.count == kept.count)
+        #expect(dropped == nil, "an object only the registry held is freed")
+        for object in kept { #expect(registry[object.objectID] === object) }
+        for id in droppedIDs { #expect(registry[id] == nil) }
+    }
+
+    @Test func anObjectRegisteredWhileItsNeighbourWasMadeIsStillFound() {
+        // `make` registering another object moves the slot the probe found; the new object
+        // must still be registered where a lookup finds it.
+        let registry = ObjectRegistry()
+        let first = NSManagedObjectID(entity: Self.entities[0], primaryKey: 4096, origin: Self.origin)
+        let second = NSManagedObjectID(entity: Self.entities[0], primaryKey: 8192, origin: Self.origin)
+        var other: NSManagedObject?
+        let made = registry.object(for: first) {
+            let neighbour = Self.object(second)
+            registry.insert(neighbour)
+            other = neighbour
+            return Self.object(first)
+        }
+        #expect(registry.count == 2)
+        #expect(registry[first] === made)
+        #expect(registry[second] === other)
+    }
+
+    @Test func aSubentityIsFoundUnderItsRootsKey() throws {
+        let registry = ObjectRegistry()
+        let dog = NSManagedObjectID(entity: Self.entities[1], primaryKey: 7, origin: Self.origin)
+        let object = Self.object(dog)
+        registry.insert(object)
+        let asAnimal = NSManagedObjectID(entity: Self.entities[0], primaryKey: 7, origin: Self.origin)
+        #expect(registry[asAnimal] === object)
+        let asPlant = NSManagedObjectID(entity: Self.entities[2], primaryKey: 7, origin: Self.origin)
+        #expect(registry[asPlant] == nil)
+    }
+}
