@@ -170,7 +170,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     ///
     /// These collections are only touched on the context's queue, which keeps accesses
     /// exclusive without run-time checks (fetches and saves touch them once per object).
-    fileprivate let registry = ObjectRegistry()
+    @exclusivity(unchecked) fileprivate var registry = ObjectRegistry()
     @exclusivity(unchecked) private var registryPurgeThreshold = 1024
     /// The class `object(with:)` made objects of last, for the entity, while no class has been
     /// registered since (`ManagedObjectClasses.generation`): one resolution per fetch, not per row.
@@ -295,17 +295,19 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// The object with the ID: the registered one, or a fault that loads its row when one of
     /// its values is read. Never fails; a fault whose row does not exist reads as empty.
     open func object(with objectID: NSManagedObjectID) -> NSManagedObject {
-        let object = registry.object(for: objectID) {
-            let type = objectClass(for: objectID.entity)
-            let object = type.init(entity: objectID.entity, insertInto: nil)
-            object.storedObjectID = objectID
-            object.values = .empty
-            object.faulted = true
-            object.hasAwokenFromInsert = true
-            object.managedObjectContext = self
-            object.recordsUndo = undoRecorder != nil
-            return object
-        }
+        let (registered, vacancy) = registry.lookup(objectID)
+        if let registered { return registered }
+        let type = objectClass(for: objectID.entity)
+        let object = type.init(entity: objectID.entity, insertInto: nil)
+        object.storedObjectID = objectID
+        object.values = .empty
+        object.faulted = true
+        object.hasAwokenFromInsert = true
+        object.managedObjectContext = self
+        object.recordsUndo = undoRecorder != nil
+        // The initializer is the app's to override, and may have registered objects itself:
+        // then the vacancy is stale, and the insert probes again.
+        registry.insert(object, at: vacancy)
         purgeRegistryIfNeeded()
         return object
     }

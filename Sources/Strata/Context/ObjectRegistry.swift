@@ -14,20 +14,29 @@
 /// keys by an odd multiplication, which maps any run of consecutive primary keys of one entity
 /// to distinct slots: the rows of a table mostly fall into a slot of their own.
 ///
-/// Touched only on the context's queue, like the rest of the context's state.
-final class ObjectRegistry {
+/// A noncopyable value the context keeps in place: its operations retain neither the context
+/// nor a table object (the context has weak references to it, so each retain of it takes the
+/// runtime's slow path). Touched only on the context's queue, like the rest of its state.
+struct ObjectRegistry: ~Copyable {
     private struct Slot {
         var hash: Int
         /// Retained by the table; `nil` for an empty slot.
         var object: Unmanaged<NSManagedObject>?
     }
 
+    /// Where a lookup that found nothing would put the object (`insert(_:at:)`).
+    struct Vacancy {
+        fileprivate let index: Int
+        fileprivate let hash: Int
+        fileprivate let version: Int
+    }
+
     private var slots: UnsafeMutablePointer<Slot>
     private var mask: Int
     /// The number of objects registered.
     private(set) var count = 0
-    /// Changed by every insert and removal, so that a caller that made an object between a
-    /// probe and its insert knows whether the slot it found still stands.
+    /// Changed by every insert, removal and move, so that a vacancy found before some other
+    /// change is known to be stale.
     private var version = 0
 
     init() {
@@ -79,30 +88,30 @@ final class ObjectRegistry {
         return found && slots[index].object?.toOpaque() == Unmanaged.passUnretained(object).toOpaque()
     }
 
-    /// The object registered with the ID, or the one `make` returns, registered under it in
-    /// the same probe. `make` must return an object whose `storedObjectID` is `objectID`.
-    func object(for objectID: NSManagedObjectID, orInsert make: () -> NSManagedObject) -> NSManagedObject {
+    /// The object registered with the ID, or where to insert one for it: a fetch's one probe
+    /// per row. Makes room for one more object first, so that the vacancy is not moved by
+    /// growing.
+    mutating func lookup(_ objectID: NSManagedObjectID) -> (object: NSManagedObject?, vacancy: Vacancy) {
         reserve(count + 1)
         let hash = objectID.hashCode
         let (index, found) = probe(objectID, hash: hash)
-        if found, let object = slots[index].object { return object.takeUnretainedValue() }
-        let before = version
-        let object = make()
-        if version != before {
-            // `make` registered objects itself (an initializer of the app's): probe again.
-            insert(object)
-            return object
-        }
-        slots[index] = Slot(hash: hash, object: .passRetained(object))
+        let vacancy = Vacancy(index: index, hash: hash, version: version)
+        return (found ? slots[index].object?.takeUnretainedValue() : nil, vacancy)
+    }
+
+    /// Registers an object whose `storedObjectID` is the one `lookup(_:)` found vacant, there,
+    /// or probes again when the table changed since.
+    mutating func insert(_ object: NSManagedObject, at vacancy: Vacancy) {
+        guard vacancy.version == version else { return insert(object) }
+        slots[vacancy.index] = Slot(hash: vacancy.hash, object: .passRetained(object))
         count += 1
         version &+= 1
-        return object
     }
 
     // MARK: Changes
 
     /// Registers the object under its ID, in place of any other object registered with it.
-    func insert(_ object: NSManagedObject) {
+    mutating func insert(_ object: NSManagedObject) {
         reserve(count + 1)
         let objectID = object.objectID
         let hash = objectID.hashCode
@@ -115,7 +124,7 @@ final class ObjectRegistry {
     }
 
     /// Unregisters the object, if it is the one registered under its ID.
-    func remove(_ object: NSManagedObject) {
+    mutating func remove(_ object: NSManagedObject) {
         guard let objectID = object.storedObjectID else { return }
         let (index, found) = probe(objectID, hash: objectID.hashCode)
         guard found, let registered = slots[index].object,
@@ -126,8 +135,9 @@ final class ObjectRegistry {
     }
 
     /// Empties the slot and moves back the entries after it that would no longer be found
-    /// (Knuth's algorithm R for linear probing). The caller releases the object.
-    private func removeSlot(at removed: Int) {
+    /// (Knuth's algorithm R for linear probing): entries only move into the hole, which starts
+    /// at `removed` and moves forward. The caller releases the object.
+    private mutating func removeSlot(at removed: Int) {
         var hole = removed
         var index = removed
         while true {
@@ -146,7 +156,7 @@ final class ObjectRegistry {
     }
 
     /// Unregisters every object.
-    func removeAll() {
+    mutating func removeAll() {
         guard count > 0 else { return }
         for index in 0...mask {
             slots[index].object?.release()
@@ -157,38 +167,49 @@ final class ObjectRegistry {
     }
 
     /// Room for `wanted` objects without growing again.
-    func reserve(_ wanted: Int) {
+    mutating func reserve(_ wanted: Int) {
         guard wanted * 4 > (mask + 1) * 3 else { return }
         var capacity = mask + 1
         while wanted * 4 > capacity * 3 { capacity *= 2 }
-        rehash(capacity: capacity, keeping: { _ in true })
-    }
-
-    /// Moves the entries that `keep` accepts into a table of `capacity` slots and releases the
-    /// others.
-    private func rehash(capacity: Int, keeping keep: (inout NSManagedObject) -> Bool) {
         let old = slots
         let oldCapacity = mask + 1
         slots = Self.allocate(capacity: capacity)
         mask = capacity - 1
-        count = 0
         version &+= 1
-        for index in 0..<oldCapacity {
-            guard let entry = old[index].object else { continue }
-            // The table's reference moves into `object`, and back into the new table if kept.
-            var object = entry.takeRetainedValue()
-            guard keep(&object) else { continue }
+        for index in 0..<oldCapacity where old[index].object != nil {
             var slot = old[index].hash & mask
             while slots[slot].object != nil { slot = (slot &+ 1) & mask }
-            slots[slot] = Slot(hash: old[index].hash, object: .passRetained(object))
-            count += 1
+            slots[slot] = old[index]
         }
         old.deallocate()
     }
 
-    /// Unregisters the objects nothing but the table holds. They are freed.
-    func removeUnreferenced() {
-        rehash(capacity: mask + 1, keeping: { !isKnownUniquelyReferenced(&$0) })
+    /// Unregisters the objects nothing but the table holds; they are freed. In place: the scan
+    /// starts after an empty slot, so that no run of entries wraps around past where it
+    /// started, and a removal only moves entries the scan has not reached into the slot it
+    /// looks at again.
+    mutating func removeUnreferenced() {
+        guard count > 0 else { return }
+        var start = 0
+        while slots[start].object != nil { start += 1 }
+        var step = 1
+        while step <= mask {
+            let index = (start + step) & mask
+            guard let object = slots[index].object, Self.isOnlyReference(slots + index) else {
+                step += 1
+                continue
+            }
+            removeSlot(at: index)
+            object.release()
+        }
+    }
+
+    /// Whether the slot's reference is the object's only strong one. (`Unmanaged<T>?` is laid
+    /// out as `T?`, a pointer or zero, so the slot is read as the strong reference it holds.)
+    private static func isOnlyReference(_ slot: UnsafeMutablePointer<Slot>) -> Bool {
+        guard let offset = MemoryLayout<Slot>.offset(of: \Slot.object) else { return false }
+        let field = UnsafeMutableRawPointer(slot) + offset
+        return field.withMemoryRebound(to: NSManagedObject?.self, capacity: 1) { isKnownUniquelyReferenced(&$0.pointee) }
     }
 
     // MARK: Reading

@@ -37,7 +37,7 @@ import Testing
 
     @Test func agreesWithADictionaryThroughRandomChanges() {
         var random = SeededGenerator(seed: 34)
-        let registry = ObjectRegistry()
+        var registry = ObjectRegistry()
         var oracle: [ObjectKey: NSManagedObject] = [:]
         var seen: [NSManagedObjectID] = []
         for step in 0..<20_000 {
@@ -51,16 +51,12 @@ import Testing
                 registry.insert(object)
                 oracle[ObjectKey(id)] = object
             case 2:
-                var made = false
-                let found = registry.object(for: id) {
-                    made = true
-                    return Self.object(id)
-                }
-                if let expected = oracle[ObjectKey(id)] {
-                    #expect(found === expected && !made, "step \(step)")
-                } else {
-                    #expect(made, "step \(step)")
-                    oracle[ObjectKey(id)] = found
+                let (found, vacancy) = registry.lookup(id)
+                #expect(found === oracle[ObjectKey(id)], "step \(step)")
+                if found == nil {
+                    let object = Self.object(id)
+                    registry.insert(object, at: vacancy)
+                    oracle[ObjectKey(id)] = object
                 }
             case 3:
                 // Removing an object that is not the registered one leaves the registered one.
@@ -74,7 +70,8 @@ import Testing
             if step % 997 == 0 {
                 for (key, object) in oracle {
                     #expect(registry[key.objectID] === object, "step \(step)")
-                    #expect(registry.contains(object))
+                    let contained = registry.contains(object)
+                    #expect(contained)
                 }
                 #expect(Set(registry.objects.map(ObjectIdentifier.init)) == Set(oracle.values.map(ObjectIdentifier.init)))
             }
@@ -85,7 +82,7 @@ import Testing
     }
 
     @Test func dropsTheObjectsNothingElseHolds() {
-        let registry = ObjectRegistry()
+        var registry = ObjectRegistry()
         var kept: [NSManagedObject] = []
         var droppedIDs: [NSManagedObjectID] = []
         for key in 1...2_000 {
@@ -103,26 +100,48 @@ import Testing
         for id in droppedIDs { #expect(registry[id] == nil) }
     }
 
+    @Test func dropsInPlaceWhateverTheRunsOfEntriesLookLike() {
+        // Small tables, mostly colliding keys: runs of entries that wrap around the table's
+        // end, removals that move entries back into slots the scan looks at again.
+        var random = SeededGenerator(seed: 35)
+        for trial in 0..<500 {
+            var registry = ObjectRegistry()
+            var kept: [NSManagedObject] = []
+            var droppedIDs: [NSManagedObjectID] = []
+            for _ in 0..<Int(random.next() % 40 + 1) {
+                let id = Self.randomID(&random)
+                guard registry[id] == nil else { continue }
+                let object = Self.object(id)
+                registry.insert(object)
+                if random.next() % 2 == 0 { kept.append(object) } else { droppedIDs.append(id) }
+            }
+            registry.removeUnreferenced()
+            #expect(registry.count == kept.count, "trial \(trial)")
+            for object in kept { #expect(registry[object.objectID] === object, "trial \(trial)") }
+            for id in droppedIDs { #expect(registry[id] == nil, "trial \(trial)") }
+        }
+    }
+
     @Test func anObjectRegisteredWhileItsNeighbourWasMadeIsStillFound() {
-        // `make` registering another object moves the slot the probe found; the new object
-        // must still be registered where a lookup finds it.
-        let registry = ObjectRegistry()
+        // An initializer registering another object (between the lookup and the insert) takes
+        // the slot the lookup found; the new object must still be registered where a lookup
+        // finds it.
+        var registry = ObjectRegistry()
         let first = NSManagedObjectID(entity: Self.entities[0], primaryKey: 4096, origin: Self.origin)
         let second = NSManagedObjectID(entity: Self.entities[0], primaryKey: 8192, origin: Self.origin)
-        var other: NSManagedObject?
-        let made = registry.object(for: first) {
-            let neighbour = Self.object(second)
-            registry.insert(neighbour)
-            other = neighbour
-            return Self.object(first)
-        }
+        let (found, vacancy) = registry.lookup(first)
+        #expect(found == nil)
+        let other = Self.object(second)
+        registry.insert(other)
+        let made = Self.object(first)
+        registry.insert(made, at: vacancy)
         #expect(registry.count == 2)
         #expect(registry[first] === made)
         #expect(registry[second] === other)
     }
 
     @Test func aSubentityIsFoundUnderItsRootsKey() throws {
-        let registry = ObjectRegistry()
+        var registry = ObjectRegistry()
         let dog = NSManagedObjectID(entity: Self.entities[1], primaryKey: 7, origin: Self.origin)
         let object = Self.object(dog)
         registry.insert(object)
