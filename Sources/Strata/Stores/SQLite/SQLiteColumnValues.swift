@@ -44,27 +44,20 @@ extension SQLiteStore {
     static func storeTypedColumn(
         _ statement: SQLiteStatement, _ position: Int32, kind: SQLiteValueKind, in row: ValueStorage, at index: Int
     ) -> Bool {
-        switch (kind, sqlite3_column_type(statement, position)) {
+        let column = SQLiteColumn(statement, position)
+        switch (kind, column.type) {
         case (_, SQLITE_NULL): break
-        case (.int16, SQLITE_INTEGER): row.set(Int16(truncatingIfNeeded: sqlite3_column_int64(statement, position)), at: index)
-        case (.int32, SQLITE_INTEGER): row.set(Int32(truncatingIfNeeded: sqlite3_column_int64(statement, position)), at: index)
-        case (.int64, SQLITE_INTEGER): row.set(sqlite3_column_int64(statement, position), at: index)
-        case (.bool, SQLITE_INTEGER): row.set(sqlite3_column_int64(statement, position) != 0, at: index)
-        case (.double, SQLITE_FLOAT): row.set(sqlite3_column_double(statement, position), at: index)
-        case (.double, SQLITE_INTEGER): row.set(Double(sqlite3_column_int64(statement, position)), at: index)
-        case (.float, SQLITE_FLOAT): row.set(Float(sqlite3_column_double(statement, position)), at: index)
-        case (.float, SQLITE_INTEGER): row.set(Float(sqlite3_column_int64(statement, position)), at: index)
-        case (.date, SQLITE_FLOAT):
-            row.set(Date(timeIntervalSinceReferenceDate: sqlite3_column_double(statement, position)), at: index)
-        case (.date, SQLITE_INTEGER):
-            row.set(Date(timeIntervalSinceReferenceDate: Double(sqlite3_column_int64(statement, position))), at: index)
-        case (.string, SQLITE_TEXT):
-            guard let text = sqlite3_column_text(statement, position) else {
-                row.set("", at: index)
-                break
-            }
-            let count = Int(sqlite3_column_bytes(statement, position))
-            row.set(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self), at: index)
+        case (.int16, SQLITE_INTEGER): row.set(Int16(truncatingIfNeeded: column.int64), at: index)
+        case (.int32, SQLITE_INTEGER): row.set(Int32(truncatingIfNeeded: column.int64), at: index)
+        case (.int64, SQLITE_INTEGER): row.set(column.int64, at: index)
+        case (.bool, SQLITE_INTEGER): row.set(column.int64 != 0, at: index)
+        case (.double, SQLITE_FLOAT): row.set(column.double, at: index)
+        case (.double, SQLITE_INTEGER): row.set(Double(column.int64), at: index)
+        case (.float, SQLITE_FLOAT): row.set(Float(column.double), at: index)
+        case (.float, SQLITE_INTEGER): row.set(Float(column.int64), at: index)
+        case (.date, SQLITE_FLOAT): row.set(Date(timeIntervalSinceReferenceDate: column.double), at: index)
+        case (.date, SQLITE_INTEGER): row.set(Date(timeIntervalSinceReferenceDate: Double(column.int64)), at: index)
+        case (.string, SQLITE_TEXT): row.set(column.text, at: index)
         default:
             return false
         }
@@ -82,34 +75,22 @@ extension SQLiteStore {
         offset: Int, tag: Int
     ) -> Bool {
         let slot = base + offset
-        switch (kind, sqlite3_column_type(statement, position)) {
+        let column = SQLiteColumn(statement, position)
+        switch (kind, column.type) {
         case (_, SQLITE_NULL): return true
-        case (.int16, SQLITE_INTEGER):
-            slot.storeBytes(of: Int16(truncatingIfNeeded: sqlite3_column_int64(statement, position)), as: Int16.self)
-        case (.int32, SQLITE_INTEGER):
-            slot.storeBytes(of: Int32(truncatingIfNeeded: sqlite3_column_int64(statement, position)), as: Int32.self)
-        case (.int64, SQLITE_INTEGER): slot.storeBytes(of: sqlite3_column_int64(statement, position), as: Int64.self)
-        case (.bool, SQLITE_INTEGER): slot.storeBytes(of: sqlite3_column_int64(statement, position) != 0, as: Bool.self)
-        case (.double, SQLITE_FLOAT): slot.storeBytes(of: sqlite3_column_double(statement, position), as: Double.self)
-        case (.double, SQLITE_INTEGER):
-            slot.storeBytes(of: Double(sqlite3_column_int64(statement, position)), as: Double.self)
-        case (.float, SQLITE_FLOAT): slot.storeBytes(of: Float(sqlite3_column_double(statement, position)), as: Float.self)
-        case (.float, SQLITE_INTEGER):
-            slot.storeBytes(of: Float(sqlite3_column_int64(statement, position)), as: Float.self)
+        case (.int16, SQLITE_INTEGER): slot.storeBytes(of: Int16(truncatingIfNeeded: column.int64), as: Int16.self)
+        case (.int32, SQLITE_INTEGER): slot.storeBytes(of: Int32(truncatingIfNeeded: column.int64), as: Int32.self)
+        case (.int64, SQLITE_INTEGER): slot.storeBytes(of: column.int64, as: Int64.self)
+        case (.bool, SQLITE_INTEGER): slot.storeBytes(of: column.int64 != 0, as: Bool.self)
+        case (.double, SQLITE_FLOAT): slot.storeBytes(of: column.double, as: Double.self)
+        case (.double, SQLITE_INTEGER): slot.storeBytes(of: Double(column.int64), as: Double.self)
+        case (.float, SQLITE_FLOAT): slot.storeBytes(of: Float(column.double), as: Float.self)
+        case (.float, SQLITE_INTEGER): slot.storeBytes(of: Float(column.int64), as: Float.self)
         case (.date, SQLITE_FLOAT):
-            slot.storeBytes(
-                of: Date(timeIntervalSinceReferenceDate: sqlite3_column_double(statement, position)), as: Date.self)
+            slot.storeBytes(of: Date(timeIntervalSinceReferenceDate: column.double), as: Date.self)
         case (.date, SQLITE_INTEGER):
-            slot.storeBytes(
-                of: Date(timeIntervalSinceReferenceDate: Double(sqlite3_column_int64(statement, position))),
-                as: Date.self)
-        case (.string, SQLITE_TEXT):
-            var text = ""
-            if let characters = sqlite3_column_text(statement, position) {
-                let count = Int(sqlite3_column_bytes(statement, position))
-                text = String(decoding: UnsafeBufferPointer(start: characters, count: count), as: UTF8.self)
-            }
-            slot.initializeMemory(as: String.self, repeating: text, count: 1)
+            slot.storeBytes(of: Date(timeIntervalSinceReferenceDate: Double(column.int64)), as: Date.self)
+        case (.string, SQLITE_TEXT): slot.initializeMemory(as: String.self, repeating: column.text, count: 1)
         default:
             return false
         }
@@ -328,8 +309,8 @@ final class SQLiteRowDecoder {
     /// The plan of the current row's entity, from its entity-number column.
     private func plan(_ statement: SQLiteStatement, entityColumn column: Int32) -> SQLiteRowPlan {
         if let onlyPlan { return onlyPlan }
-        return plan(
-            for: sqlite3_column_type(statement, column) == SQLITE_NULL ? nil : Int(sqlite3_column_int64(statement, column)))
+        let number = SQLiteColumn(statement, column)
+        return plan(for: number.type == SQLITE_NULL ? nil : Int(number.int64))
     }
 
     /// The entity of the statement's current row, from its entity-number column.
@@ -346,7 +327,8 @@ final class SQLiteRowDecoder {
     /// The statement's current row as a snapshot.
     func decode(_ statement: SQLiteStatement) -> Snapshot {
         let key = sqlite3_column_int64(statement, 0)
-        let version: Int64 = sqlite3_column_type(statement, 2) == SQLITE_NULL ? 1 : sqlite3_column_int64(statement, 2)
+        let versionColumn = SQLiteColumn(statement, 2)
+        let version: Int64 = versionColumn.type == SQLITE_NULL ? 1 : versionColumn.int64
         let plan = plan(statement, entityColumn: 1)
         // A new storage, this decoder's alone: values are written into it in place.
         let row = ValueStorage.make(shape: plan.shape)
@@ -381,10 +363,12 @@ final class SQLiteRowDecoder {
     private func destination(
         _ statement: SQLiteStatement, _ position: Int32, _ toOne: SQLiteRowPlan.ToOne, at slot: Int
     ) -> NSManagedObjectID? {
-        guard sqlite3_column_type(statement, position) == SQLITE_INTEGER, let declared = toOne.declared else { return nil }
+        let key = SQLiteColumn(statement, position)
+        guard key.type == SQLITE_INTEGER, let declared = toOne.declared else { return nil }
         var number: Int?
-        if let entityPosition = toOne.entityPosition, sqlite3_column_type(statement, entityPosition) == SQLITE_INTEGER {
-            number = Int(sqlite3_column_int64(statement, entityPosition))
+        if let entityPosition = toOne.entityPosition {
+            let column = SQLiteColumn(statement, entityPosition)
+            if column.type == SQLITE_INTEGER { number = Int(column.int64) }
         }
         let entity: NSEntityDescription
         if let last = destinations[slot], last.number == number {
@@ -393,6 +377,35 @@ final class SQLiteRowDecoder {
             entity = mapping.mapping(number: number, rowOf: declared).entity
             destinations[slot] = (number, entity)
         }
-        return NSManagedObjectID(entity: entity, primaryKey: sqlite3_column_int64(statement, position), origin: origin)
+        return NSManagedObjectID(entity: entity, primaryKey: key.int64, origin: origin)
+    }
+}
+
+/// A column of the statement's current row, read through its value (`sqlite3_column_value`):
+/// its type and then its contents cost one call into the statement, not two. Each
+/// `sqlite3_column_*` call finds the column, enters and leaves the connection's mutex and checks
+/// for an allocation failure (about 40 instructions, and B3 made two such calls a column); the
+/// `sqlite3_value_*` functions read the value directly. SQLite calls such a value unprotected:
+/// safe with the value functions as long as no other thread uses the connection, which Strata's
+/// connections are not (each is used by one thread at a time, behind GRDB's serialization).
+/// Valid until the statement steps or resets.
+struct SQLiteColumn {
+    let value: OpaquePointer?
+
+    @inline(__always)
+    init(_ statement: SQLiteStatement, _ position: Int32) {
+        value = sqlite3_column_value(statement, position)
+    }
+
+    /// `SQLITE_INTEGER`, `SQLITE_FLOAT`, `SQLITE_TEXT`, `SQLITE_BLOB` or `SQLITE_NULL`.
+    var type: Int32 { sqlite3_value_type(value) }
+    var int64: Int64 { sqlite3_value_int64(value) }
+    var double: Double { sqlite3_value_double(value) }
+
+    /// The value as text (UTF-8, its length in bytes: a NUL inside is kept).
+    var text: String {
+        guard let characters = sqlite3_value_text(value) else { return "" }
+        let count = Int(sqlite3_value_bytes(value))
+        return String(decoding: UnsafeBufferPointer(start: characters, count: count), as: UTF8.self)
     }
 }
