@@ -166,11 +166,14 @@ extension NSManagedObjectContext {
         } else if loadValues {
             let snapshots = try store.fetchSnapshots(storePlan, affectedStores: request.affectedStores)
             reserveRegistry(forFetched: snapshots.count)
+            // Read once: each read of a request's property inside the loop was an access check
+            // (the request is a class that the loop could change, as far as the compiler knows).
             let refreshing = request.shouldRefreshRefetchedObjects
+            let asFaults = request.returnsObjectsAsFaults
             objects = snapshots.map { snapshot in
                 let object = object(with: snapshot.objectID)
                 if object.faulted {
-                    if request.returnsObjectsAsFaults {
+                    if asFaults {
                         object.pendingSnapshot = snapshot
                     } else {
                         object.fill(from: snapshot, in: self)

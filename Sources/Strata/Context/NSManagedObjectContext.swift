@@ -272,6 +272,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// peak (6.3 MB at 100k objects, for a table of 4.2).
     func reserveRegistry(forFetched count: Int) {
         registry.reserve(Swift.max(registry.count, count))
+        // Every object a fetch registers is held by its results until the fetch returns, so a
+        // purge in its midst would look at each registered object and free none.
+        registryPurgeThreshold = Swift.max(registryPurgeThreshold, registry.count + count)
     }
 
     /// Room in the registry for `count` objects more (rows read along with relationships,

@@ -274,10 +274,12 @@ final class SQLiteRowDecoder {
     /// What the IDs made share: the store and its identifier.
     private let origin: StoreReference
     /// The plan of the last row's entity, with the entity number it was found by.
-    private var last: (number: Int?, plan: SQLiteRowPlan)?
+    @exclusivity(unchecked) private var last: (number: Int?, plan: SQLiteRowPlan)?
     /// The last destination entity of each to-one of the plan (rows of one query mostly point
     /// to one entity).
-    private var destinations: [(number: Int?, entity: NSEntityDescription)?] = []
+    /// (A decoder belongs to one query on one thread: no access to these is checked at run
+    /// time, which cost two checks a row.)
+    @exclusivity(unchecked) private var destinations: [(number: Int?, entity: NSEntityDescription)?] = []
 
     /// The plan of every row when `expected`'s table holds no other entity, whose rows are
     /// then read without their `Z_ENT` (as Core Data reads them, and as `mapping(number:rowOf:)`
