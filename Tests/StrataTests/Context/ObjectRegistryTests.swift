@@ -76,8 +76,10 @@ import Testing
                 #expect(Set(registry.objects.map(ObjectIdentifier.init)) == Set(oracle.values.map(ObjectIdentifier.init)))
             }
         }
+        #expect(registry.capacity > 8)
         registry.removeAll()
         #expect(registry.count == 0 && registry.objects.isEmpty)
+        #expect(registry.capacity == 8, "an emptied registry gives its table back")
         for key in oracle.keys { #expect(registry[key.objectID] == nil) }
     }
 
