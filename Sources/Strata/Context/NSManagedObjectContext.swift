@@ -516,9 +516,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     open func reset() {
         advanceQueryGeneration()
         undoRecorder?.discardHistory()
-        var forgotten: [NSManagedObjectID] = []
-        forgotten.reserveCapacity(registry.count)
-        registry.forEach { forgotten.append($0.objectID) }
+        let forgotten = registry.objects.map(\.objectID)
         for object in registeredObjects {
             object.turnIntoFault()
             object.managedObjectContext = nil

@@ -55,8 +55,6 @@ struct ObjectRegistry: ~Copyable {
         return slots
     }
 
-    var isEmpty: Bool { count == 0 }
-
     // MARK: Lookup
 
     /// The slot of the object registered with the ID, or the empty slot where it would go
@@ -220,7 +218,7 @@ struct ObjectRegistry: ~Copyable {
     // MARK: Reading
 
     /// Calls `body` with every registered object.
-    func forEach(_ body: (NSManagedObject) -> Void) {
+    private func forEach(_ body: (NSManagedObject) -> Void) {
         for index in 0...mask {
             guard let object = slots[index].object else { continue }
             body(object.takeUnretainedValue())

@@ -7,14 +7,12 @@ import Testing
 /// dictionary doing the same operations: every lookup, after every change, must agree.
 @Suite struct ObjectRegistryTests {
     /// Two root entities and a subentity of the first (which shares its root's keys).
-    private static let entities: [NSEntityDescription] = {
-        let model = NSManagedObjectModel {
-            Entity("Animal") { Attribute("name", .stringAttributeType) }
-            Entity("Dog", parent: "Animal") { Attribute("breed", .stringAttributeType) }
-            Entity("Plant") { Attribute("name", .stringAttributeType) }
-        }
-        return ["Animal", "Dog", "Plant"].compactMap { model.entitiesByName[$0] }
-    }()
+    private static let model = NSManagedObjectModel {
+        Entity("Animal") { Attribute("name", .stringAttributeType) }
+        Entity("Dog", parent: "Animal") { Attribute("breed", .stringAttributeType) }
+        Entity("Plant") { Attribute("name", .stringAttributeType) }
+    }
+    private static let entities = ["Animal", "Dog", "Plant"].compactMap { model.entitiesByName[$0] }
 
     private static let origin = StoreReference(store: nil, identifier: "REGISTRY-TEST")
 
@@ -151,5 +149,36 @@ import Testing
         #expect(registry[asAnimal] === object)
         let asPlant = NSManagedObjectID(entity: Self.entities[2], primaryKey: 7, origin: Self.origin)
         #expect(registry[asPlant] == nil)
+    }
+
+    @Test func resetAnnouncesEveryRegisteredObjectAsInvalidated() throws {
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: Self.model)
+        try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil)
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        let invalidated = Protected<[NSManagedObjectID]?>(nil)
+        let observer = NotificationCenter.default.addObserver(
+            forName: .NSManagedObjectContextObjectsDidChange, object: context, queue: nil
+        ) { notification in
+            if let ids = notification.userInfo?[NSInvalidatedAllObjectsKey] as? [NSManagedObjectID] {
+                invalidated.withLock { $0 = ids }
+            }
+        }
+        defer { NotificationCenter.default.removeObserver(observer) }
+        let (saved, plants) = try context.performAndWait {
+            for name in ["a", "b", "c"] {
+                NSEntityDescription.insertNewObject(forEntityName: "Plant", into: context).setValue(name, forKey: "name")
+            }
+            try context.save()
+            let plants = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Plant"))
+            let saved = Set(plants.map(\.objectID))
+            context.reset()
+            return (saved, plants)
+        }
+        #expect(saved.count == 3)
+        #expect(Set(invalidated.withLock { $0 } ?? []) == saved)
+        #expect(plants.allSatisfy { $0.managedObjectContext == nil })
+        let remaining = context.performAndWait { context.registeredObjects.count }
+        #expect(remaining == 0)
     }
 }
