@@ -97,11 +97,26 @@ public struct LazyFetchResults<Element: NSManagedObject>: RandomAccessCollection
             if !faults.isEmpty, let store = context.objectStore,
                 let snapshots = try? store.snapshots(for: faults.map(\.objectID))
             {
-                var byID = ObjectIDDictionary<Snapshot>()
-                byID.reserveCapacity(snapshots.count)
-                for snapshot in snapshots { byID[snapshot.objectID] = snapshot }
+                // The rows come in key order, named by the faults' own IDs: in a batch of an
+                // unsorted fetch each is the next fault's, found without hashing. The others
+                // (a sorted fetch, a row that is gone) are looked up by ID.
+                var byID: ObjectIDDictionary<Snapshot>?
+                var next = 0
                 for object in faults {
-                    guard let snapshot = byID[object.objectID] else { continue }
+                    let found: Snapshot?
+                    if next < snapshots.count, snapshots[next].objectID === object.objectID {
+                        found = snapshots[next]
+                        next += 1
+                    } else {
+                        if byID == nil {
+                            var all = ObjectIDDictionary<Snapshot>()
+                            all.reserveCapacity(snapshots.count)
+                            for snapshot in snapshots { all[snapshot.objectID] = snapshot }
+                            byID = all
+                        }
+                        found = byID?[object.objectID]
+                    }
+                    guard let snapshot = found else { continue }
                     if fillsObjects { object.fill(from: snapshot, in: context) } else { object.pendingSnapshot = snapshot }
                 }
             }

@@ -281,6 +281,13 @@ final class SQLiteRowDecoder {
     /// time, which cost two checks a row.)
     @exclusivity(unchecked) private var destinations: [(number: Int?, entity: NSEntityDescription)?] = []
 
+    /// IDs the caller already holds for the rows it reads (the faults of a batch), by increasing
+    /// key: a row whose key, entity and store are those of one of them takes that ID instead of
+    /// a new one, which saves an allocation and a free a row. The rows of a batch's range or
+    /// `IN` query come in key order; in any other order fewer are found, and new IDs are made.
+    @exclusivity(unchecked) private var known: [NSManagedObjectID] = []
+    @exclusivity(unchecked) private var nextKnown = 0
+
     /// The plan of every row when `expected`'s table holds no other entity, whose rows are
     /// then read without their `Z_ENT` (as Core Data reads them, and as `mapping(number:rowOf:)`
     /// would answer whatever the column holds).
@@ -320,6 +327,24 @@ final class SQLiteRowDecoder {
         plan(statement, entityColumn: column).entity
     }
 
+    /// Rows read from now on take the IDs of `ids` (sorted by key) that name them.
+    func reuse(_ ids: [NSManagedObjectID]) {
+        known = ids
+        nextKnown = 0
+    }
+
+    /// The ID of the row `key` of `entity`: one of `known`, or a new one.
+    @inline(__always)
+    private func rowID(key: Int64, entity: NSEntityDescription) -> NSManagedObjectID {
+        while nextKnown < known.count {
+            let candidate = known[nextKnown]
+            if candidate.number > key { break }
+            nextKnown += 1
+            if candidate.number == key, candidate.entity === entity, candidate.origin === origin { return candidate }
+        }
+        return NSManagedObjectID(entity: entity, primaryKey: key, origin: origin)
+    }
+
     /// The ID of the statement's current row, from its key and entity-number columns.
     func objectID(_ statement: SQLiteStatement, key: Int32, entity: Int32) -> NSManagedObjectID {
         let plan = plan(statement, entityColumn: entity)
@@ -357,8 +382,7 @@ final class SQLiteRowDecoder {
                 }
             }
         }
-        let objectID = NSManagedObjectID(entity: plan.entity, primaryKey: key, origin: origin)
-        return Snapshot(objectID: objectID, version: version, values: ValueRow(storage: row))
+        return Snapshot(objectID: rowID(key: key, entity: plan.entity), version: version, values: ValueRow(storage: row))
     }
 
     /// The ID a to-one column points to, or `nil`.
