@@ -47,6 +47,12 @@ final class SQLiteEntityMapping: @unchecked Sendable {
     /// `INSERT INTO <table> (Z_PK, Z_ENT, Z_OPT, <columns>) VALUES (?, …)`, the columns in
     /// `columns` order (a to-one's entity column after its key column).
     let insertSQL: String
+    /// The `Z_FOK_` columns of the entity's to-ones whose inverse is an ordered to-many: a row
+    /// a save inserts into such a relationship takes its order key in its `INSERT`
+    /// (`insertRowSQL`), not in an `UPDATE` after it (`OrderedInsertKeys`).
+    let orderColumns: [String]
+    /// `insertSQL` with `orderColumns` after the other columns: what a save inserts a row with.
+    let insertRowSQL: String
     /// `DELETE FROM <table> WHERE Z_PK = ? AND Z_OPT = ?`.
     let deleteSQL: String
     /// Whether some attribute may keep its values in files beside the store.
@@ -63,6 +69,7 @@ final class SQLiteEntityMapping: @unchecked Sendable {
         var columns: [Column] = []
         var toMany: [Int: ToMany] = [:]
         var joinSides: [Int: JoinSide] = [:]
+        var orderColumns: [String] = []
         for index in layout.persistentIndexes {
             let property = layout.properties[index]
             switch (property, layout.kinds[index]) {
@@ -73,6 +80,7 @@ final class SQLiteEntityMapping: @unchecked Sendable {
                 guard let name = schema.columnName(entity: entity, property: relationship.name) else { continue }
                 let entityColumn = schema.entityColumnNames[entity.name ?? ""]?[relationship.name]
                 columns.append(Column(index: index, name: name, binding: .toOne(relationship, entityColumn: entityColumn)))
+                if let order = schema.orderColumnNames[entity.name ?? ""]?[relationship.name] { orderColumns.append(order) }
             case (let relationship as NSRelationshipDescription, .toMany):
                 if let storage = Self.toManyStorage(relationship, schema: schema) { toMany[index] = storage }
                 if let side = JoinSide(relationship, schema: schema) { joinSides[index] = side }
@@ -93,6 +101,11 @@ final class SQLiteEntityMapping: @unchecked Sendable {
         insertSQL =
             "INSERT INTO \(table) (\(names.joined(separator: ", "))) "
             + "VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))"
+        self.orderColumns = orderColumns
+        let rowNames = names + orderColumns
+        insertRowSQL =
+            "INSERT INTO \(table) (\(rowNames.joined(separator: ", "))) "
+            + "VALUES (\(Array(repeating: "?", count: rowNames.count).joined(separator: ", ")))"
         deleteSQL = "DELETE FROM \(table) WHERE Z_PK = ? AND Z_OPT = ?"
         hasExternalStorage = columns.contains { column in
             guard case .attribute(let attribute) = column.binding else { return false }

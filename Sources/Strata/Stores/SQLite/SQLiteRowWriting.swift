@@ -22,12 +22,14 @@ final class SQLiteRowStatements {
 extension SQLiteStore {
     func insertRow(
         _ change: RowChange, as id: NSManagedObjectID, db: Database, mapping: SQLiteStoreMapping,
-        resolve: (NSManagedObjectID) -> NSManagedObjectID, files: SQLiteExternalStorage, statements: SQLiteRowStatements
+        resolve: (NSManagedObjectID) -> NSManagedObjectID, files: SQLiteExternalStorage, statements: SQLiteRowStatements,
+        orderKeys: OrderedInsertKeys? = nil
     ) throws {
         guard let entity = mapping.mapping(for: id.entity) else {
             throw CoreDataError.make(NSPersistentStoreSaveError, "Entity \(id.entity.name ?? "?") is not in the store's model.")
         }
-        let statement = try Self.statement(reusing: &statements.insert, entity: entity.number, sql: entity.insertSQL, db: db)
+        let statement = try Self.statement(
+            reusing: &statements.insert, entity: entity.number, sql: entity.insertRowSQL, db: db)
         let raw = statement.sqliteStatement
         sqlite3_bind_int64(raw, 1, id.primaryKey)
         sqlite3_bind_int64(raw, 2, Int64(entity.number))
@@ -35,6 +37,15 @@ extension SQLiteStore {
         var parameter: Int32 = 4
         for column in entity.columns {
             try bind(column, of: change, to: raw, at: &parameter, store: mapping, resolve: resolve, files: files)
+        }
+        for column in entity.orderColumns {
+            if let key = orderKeys?.key(for: change.objectID, table: entity.table, column: column) {
+                sqlite3_bind_int64(raw, parameter, key)
+                orderKeys?.noteWritten(key, row: id.primaryKey, table: entity.table, column: column)
+            } else {
+                sqlite3_bind_null(raw, parameter)
+            }
+            parameter += 1
         }
         try Self.run(statement, db)
     }

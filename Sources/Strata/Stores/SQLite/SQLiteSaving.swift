@@ -100,10 +100,12 @@ extension SQLiteStore {
                 // permanent ID is the next of `permanent`, without asking `idMap`.
                 var allocated = permanent.makeIterator()
                 result.inserted.reserveCapacity(request.inserts.count)
+                let orderKeys = OrderedInsertKeys(request, mapping: mapping)
                 for change in request.inserts {
                     let id = change.objectID.persistentStore !== self ? (allocated.next() ?? change.objectID) : change.objectID
                     try insertRow(
-                        change, as: id, db: db, mapping: mapping, resolve: resolve, files: files, statements: statements)
+                        change, as: id, db: db, mapping: mapping, resolve: resolve, files: files, statements: statements,
+                        orderKeys: orderKeys)
                     result.inserted.append(snapshot(of: change, as: id, version: 1, resolve: resolve))
                 }
                 result.updated.reserveCapacity(request.updates.count)
@@ -123,12 +125,12 @@ extension SQLiteStore {
                 for (change, row) in zip(request.inserts, result.inserted) {
                     try writeToMany(
                         change, as: row.objectID, isNew: true, db: db, mapping: mapping, writers: writers, inserts: links,
-                        resolve: resolve)
+                        orderKeys: orderKeys, resolve: resolve)
                 }
                 for change in request.updates {
                     try writeToMany(
                         change, as: change.objectID, isNew: false, db: db, mapping: mapping, writers: writers,
-                        inserts: links, resolve: resolve)
+                        inserts: links, orderKeys: orderKeys, resolve: resolve)
                 }
                 try links.write(to: db)
                 if let metadataData { try writeMetadata(metadataData, in: db) }
