@@ -214,13 +214,15 @@ final class OrderedInsertKeys {
         let table: String
         let name: String
         /// The key of each destination the save's owners list, by the ID the request names it
-        /// with; `nil` for one listed twice (an inconsistent graph: its updates decide).
-        var keys = ObjectIDDictionary<Int64?>()
+        /// with; `listedTwice` for one listed twice (an inconsistent graph: its updates decide).
+        var keys: [ObjectKey: Int64] = [:]
         /// The key each row was inserted with, by its `Z_PK`.
         var written: [Int64: Int64] = [:]
     }
 
     private var columns: [Column] = []
+    /// No order key is this (they are 2048 and up).
+    private static let listedTwice = Int64.min
 
     /// The keys of the destinations of every ordered, foreign-key stored to-many relationship the
     /// request's inserted and updated objects changed; nothing when the save inserts no row.
@@ -236,10 +238,17 @@ final class OrderedInsertKeys {
                         let destination = relationship.destinationEntity.flatMap({ mapping.mapping(for: $0) })
                     else { continue }
                     let column = position(table: destination.table, column: orderColumn, adding: true) ?? 0
+                    // Taken out while it is filled, so that it is changed in place.
+                    var keys = columns[column].keys
+                    columns[column].keys = [:]
+                    keys.reserveCapacity(keys.count + targets.count)
                     for (position, target) in targets.enumerated() {
-                        let key = SQLiteStore.orderKey(at: position)
-                        columns[column].keys[target] = columns[column].keys[target] == nil ? .some(key) : .some(nil)
+                        let key = ObjectKey(target)
+                        if keys.updateValue(SQLiteStore.orderKey(at: position), forKey: key) != nil {
+                            keys[key] = Self.listedTwice
+                        }
                     }
+                    columns[column].keys = keys
                 }
             }
         }
@@ -254,8 +263,10 @@ final class OrderedInsertKeys {
 
     /// The key the row of `id` goes in with, if an owner lists it (and only one does).
     func key(for id: NSManagedObjectID, table: String, column: String) -> Int64? {
-        guard !columns.isEmpty, let found = position(table: table, column: column) else { return nil }
-        return columns[found].keys[id] ?? nil
+        guard !columns.isEmpty, let found = position(table: table, column: column),
+            let key = columns[found].keys[ObjectKey(id)], key != Self.listedTwice
+        else { return nil }
+        return key
     }
 
     /// Notes that row `row` was inserted with `key`.
