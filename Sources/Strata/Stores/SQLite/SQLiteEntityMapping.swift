@@ -39,6 +39,10 @@ final class SQLiteEntityMapping: @unchecked Sendable {
     let columns: [Column]
     /// Layout position → how that to-many relationship is stored.
     let toMany: [Int: ToMany]
+    /// The positions of `toMany` whose order the destination rows hold (an ordered to-many with
+    /// a to-one inverse): what `OrderedInsertKeys` looks at, so that a save of other entities
+    /// asks nothing for each changed property.
+    let orderedByDestination: [Int]
     /// Layout position → the part that side of a many-to-many relationship plays when a save
     /// writes join-table links (`JoinSide`).
     let joinSides: [Int: JoinSide]
@@ -90,6 +94,10 @@ final class SQLiteEntityMapping: @unchecked Sendable {
         }
         self.columns = columns
         self.toMany = toMany
+        orderedByDestination = toMany.compactMap { index, storage in
+            guard case .inverseForeignKey(_, _?) = storage else { return nil }
+            return index
+        }.sorted()
         self.joinSides = joinSides
         reliedOnJoinSides = joinSides.filter(\.value.isReliedOn).keys.sorted()
         let names =

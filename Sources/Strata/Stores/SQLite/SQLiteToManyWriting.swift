@@ -228,10 +228,18 @@ final class OrderedInsertKeys {
     /// request's inserted and updated objects changed; nothing when the save inserts no row.
     init(_ request: StoreSaveRequest, mapping: SQLiteStoreMapping) {
         guard !request.inserts.isEmpty else { return }
+        // The entity of the last change and whether any of its to-manys is ordered so: a save's
+        // changes come mostly an entity at a time.
+        var last: (entity: NSEntityDescription, mapping: SQLiteEntityMapping?)?
         for changes in [request.inserts, request.updates] {
             for change in changes {
-                guard let entity = mapping.mapping(for: change.objectID.entity) else { continue }
-                for index in change.changed {
+                let objectEntity = change.objectID.entity
+                if last?.entity !== objectEntity {
+                    let found = mapping.mapping(for: objectEntity)
+                    last = (objectEntity, found.flatMap { $0.orderedByDestination.isEmpty ? nil : $0 })
+                }
+                guard let entity = last?.mapping else { continue }
+                for index in entity.orderedByDestination where change.changed.contains(index) {
                     guard case .inverseForeignKey(_, let orderColumn?)? = entity.toMany[index],
                         let targets = change.values[index] as? [NSManagedObjectID],
                         let relationship = entity.entity.layout.properties[index] as? NSRelationshipDescription,
