@@ -204,7 +204,7 @@ extension SQLiteStore {
 /// The order keys a save gives the rows it inserts into ordered to-many relationships whose
 /// order the destination rows hold (a `Z_FOK_` column beside the to-one's key): each new row
 /// is inserted with its key, and the owner's write of the order (`writeToMany`) then skips it.
-/// B11o's 10k new tracks each took an `UPDATE` after their `INSERT`, an eighth of its time.
+/// B11o's 10k new tracks each took an `UPDATE` after their `INSERT`, a tenth of its instructions.
 ///
 /// Only a row inserted with the very key the owner's write would give it is skipped: any other
 /// row (an existing one, one whose key is not known here, one that two owners list) is updated
