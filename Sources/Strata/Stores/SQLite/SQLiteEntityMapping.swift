@@ -106,19 +106,20 @@ final class SQLiteEntityMapping: @unchecked Sendable {
                 guard case .toOne(_, let entityColumn?) = column.binding else { return [column.name] }
                 return [column.name, entityColumn]
             }
-        insertSQL =
-            "INSERT INTO \(table) (\(names.joined(separator: ", "))) "
-            + "VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))"
+        insertSQL = Self.insertSQL(into: table, names)
         self.orderColumns = orderColumns
-        let rowNames = names + orderColumns
-        insertRowSQL =
-            "INSERT INTO \(table) (\(rowNames.joined(separator: ", "))) "
-            + "VALUES (\(Array(repeating: "?", count: rowNames.count).joined(separator: ", ")))"
+        insertRowSQL = Self.insertSQL(into: table, names + orderColumns)
         deleteSQL = "DELETE FROM \(table) WHERE Z_PK = ? AND Z_OPT = ?"
         hasExternalStorage = columns.contains { column in
             guard case .attribute(let attribute) = column.binding else { return false }
             return SQLiteExternalStorage.usesFiles(attribute)
         }
+    }
+
+    /// `INSERT INTO <table> (<names>) VALUES (?, …)`.
+    private static func insertSQL(into table: String, _ names: [String]) -> String {
+        "INSERT INTO \(table) (\(names.joined(separator: ", "))) "
+            + "VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))"
     }
 
     private static func toManyStorage(_ relationship: NSRelationshipDescription, schema: SQLiteSchema) -> ToMany? {
