@@ -6,9 +6,9 @@ final class Playlist: NSManagedObject {
     @Managed var name: String?
     @Managed var tracks: NSOrderedSet?
 
-    /// As Xcode's generated accessor (and Strata's plugin) writes it.
+    /// As Strata's plugin (and `strata port --fix`) writes Xcode's generated accessor.
     func insertIntoTracks(_ value: Track, at idx: Int) {
-        mutableOrderedSetValue(forKey: "tracks").insert(value, at: idx)
+        orderedToManyEditor(forKey: "tracks").insert(value, at: idx)
     }
 }
 

@@ -51,8 +51,9 @@ struct EntitySourceWriter {
 }
 
 /// Writes the accessors Xcode generates for a to-many relationship (`addToTags(_:)`…),
-/// with bodies that change the relationship through `mutableSetValue(forKey:)` or
-/// `mutableOrderedSetValue(forKey:)`, so that every change goes through `setValue`.
+/// with bodies that change the relationship through `mutableSetValue(forKey:)` or, when it is
+/// ordered, `orderedToManyEditor(forKey:)` (the same changes without the live ordered set, which
+/// keeps a copy of the relationship for Foundation).
 struct ToManyAccessorWriter {
     let relationship: GeneratedProperty.ToMany
 
@@ -82,7 +83,7 @@ struct ToManyAccessorWriter {
     }
 
     private func writeOrdered(into writer: inout SwiftSourceWriter) {
-        let set = "mutableOrderedSetValue(forKey: \(key))"
+        let set = "orderedToManyEditor(forKey: \(key))"
         let local = "let objects = \(set)"
         method("insertIntoX(_ value: \(element), at idx: Int)", [set + ".insert(value, at: idx)"], &writer)
         method("removeFromX(at idx: Int)", [set + ".removeObject(at: idx)"], &writer)

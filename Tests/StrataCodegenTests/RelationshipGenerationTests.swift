@@ -68,55 +68,55 @@ struct RelationshipGenerationTests {
             // MARK: Generated accessors for tracks
             extension Album {
                 public func insertIntoTracks(_ value: Track, at idx: Int) {
-                    mutableOrderedSetValue(forKey: "tracks").insert(value, at: idx)
+                    orderedToManyEditor(forKey: "tracks").insert(value, at: idx)
                 }
 
                 public func removeFromTracks(at idx: Int) {
-                    mutableOrderedSetValue(forKey: "tracks").removeObject(at: idx)
+                    orderedToManyEditor(forKey: "tracks").removeObject(at: idx)
                 }
 
                 public func insertIntoTracks(_ values: [Track], at indexes: NSIndexSet) {
-                    let objects = mutableOrderedSetValue(forKey: "tracks")
+                    let objects = orderedToManyEditor(forKey: "tracks")
                     for (value, index) in zip(values, indexes) {
                         objects.insert(value, at: index)
                     }
                 }
 
                 public func removeFromTracks(at indexes: NSIndexSet) {
-                    let objects = mutableOrderedSetValue(forKey: "tracks")
+                    let objects = orderedToManyEditor(forKey: "tracks")
                     for index in indexes.reversed() {
                         objects.removeObject(at: index)
                     }
                 }
 
                 public func replaceTracks(at idx: Int, with value: Track) {
-                    mutableOrderedSetValue(forKey: "tracks").replaceObject(at: idx, with: value)
+                    orderedToManyEditor(forKey: "tracks").replaceObject(at: idx, with: value)
                 }
 
                 public func replaceTracks(at indexes: NSIndexSet, with values: [Track]) {
-                    let objects = mutableOrderedSetValue(forKey: "tracks")
+                    let objects = orderedToManyEditor(forKey: "tracks")
                     for (index, value) in zip(indexes, values) {
                         objects.replaceObject(at: index, with: value)
                     }
                 }
 
                 public func addToTracks(_ value: Track) {
-                    mutableOrderedSetValue(forKey: "tracks").add(value)
+                    orderedToManyEditor(forKey: "tracks").add(value)
                 }
 
                 public func removeFromTracks(_ value: Track) {
-                    mutableOrderedSetValue(forKey: "tracks").remove(value)
+                    orderedToManyEditor(forKey: "tracks").remove(value)
                 }
 
                 public func addToTracks(_ values: NSOrderedSet) {
-                    let objects = mutableOrderedSetValue(forKey: "tracks")
+                    let objects = orderedToManyEditor(forKey: "tracks")
                     for value in values.array {
                         objects.add(value)
                     }
                 }
 
                 public func removeFromTracks(_ values: NSOrderedSet) {
-                    let objects = mutableOrderedSetValue(forKey: "tracks")
+                    let objects = orderedToManyEditor(forKey: "tracks")
                     for value in values.array {
                         objects.remove(value)
                     }

@@ -250,6 +250,44 @@ struct PortTests {
                 + "    a.name = [\"x\"].joined()\n}\n")
     }
 
+    @Test("--fix gives an ordered relationship's accessors bodies that change it through orderedToManyEditor")
+    func orderedAccessorBodies() throws {
+        let folder = try ModelTestFiles.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("Book+CoreDataProperties.swift").path
+        try """
+        extension Book {
+            @NSManaged public func insertIntoChapters(_ value: Chapter, at idx: Int)
+            @NSManaged public func replaceChapters(at idx: Int, with value: Chapter)
+            @NSManaged public func addToChapters(_ values: NSOrderedSet)
+        }
+
+        """.write(toFile: file, atomically: true, encoding: .utf8)
+        let result = try StrataProgram.run([
+            "port", "--fix", "--model", ModelTestFiles.model("Library.xcdatamodeld"), file,
+        ])
+        #expect(result.status == 0, "\(result.output)")
+        let fixed = try String(contentsOfFile: file, encoding: .utf8)
+        #expect(
+            fixed == """
+                extension Book {
+                    public func insertIntoChapters(_ value: Chapter, at idx: Int) {
+                        orderedToManyEditor(forKey: "chapters").insert(value, at: idx)
+                    }
+                    public func replaceChapters(at idx: Int, with value: Chapter) {
+                        orderedToManyEditor(forKey: "chapters").replaceObject(at: idx, with: value)
+                    }
+                    public func addToChapters(_ values: NSOrderedSet) {
+                        let objects = orderedToManyEditor(forKey: "chapters")
+                        for value in values.array {
+                            objects.add(value)
+                        }
+                    }
+                }
+
+                """, "\(fixed)")
+    }
+
     @Test("bad input: a missing path or a file that is not Swift is one line and exit 1; no path is a usage error")
     func badInput() throws {
         let missing = try StrataProgram.run(["port", "/nonexistent/App"])

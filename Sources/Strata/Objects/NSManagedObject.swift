@@ -422,7 +422,9 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
         if layout.isToMany(index) {
             let objects = Self.objects(in: value)
             noteRelationshipCopy(objects.count)
+            let replaced = ToManyMembers.held(in: values[index])
             values[index] = Self.toManyStorage(of: objects, given: value, ordered: layout.kinds[index] == .toMany(ordered: true))
+            replaced?.wereReplaced()
         } else if let stored = layout.storedTypes[index], PlainValues.containerType(value) == UInt(bitPattern: stored) {
             // Already in stored form (a value type's container names it exactly): typed
             // setters land here.
@@ -518,9 +520,12 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
         ToManyRelationshipSet(object: self, key: key)
     }
 
-    /// A mutable ordered set whose changes apply to the ordered to-many relationship `key`.
+    /// A mutable ordered set whose changes apply to the ordered to-many relationship `key`, and
+    /// that reads it live. The last few such sets are kept, so that asking again for the same
+    /// relationship gives the same set instead of a new copy of the relationship.
     open func mutableOrderedSetValue(forKey key: String) -> NSMutableOrderedSet {
-        OrderedToManyRelationshipSet(object: self, key: key)
+        guard let context = managedObjectContext else { return OrderedToManyRelationshipSet(object: self, key: key) }
+        return context.orderedView(of: self, forKey: key)
     }
 
     // MARK: Observation hooks

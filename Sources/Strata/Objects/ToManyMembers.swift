@@ -37,6 +37,10 @@ final class ToManyMembers {
     /// The `NSSet` or `NSOrderedSet` last read, until the next change: it is immutable, so
     /// every reader until then can share it.
     var published: AnyObject?
+    /// The live views of this ordered relationship (`mutableOrderedSetValue(forKey:)`), told of
+    /// each change so that the copy Foundation's `NSOrderedSet` keeps inside each stays equal to
+    /// the members; `nil` (one load at each change) while there are none.
+    private var views: [OrderedViewReference]?
 
     static let tableThreshold = 16
 
@@ -88,6 +92,7 @@ final class ToManyMembers {
     func appendAbsent(_ object: NSManagedObject) {
         if let tree {
             tree.append(object)
+            if views != nil { tell(.inserted(object, at: tree.count - 1)) }
         } else {
             slots.append(object)
             newestSerial = max(newestSerial, object.creationSerial)
@@ -99,7 +104,9 @@ final class ToManyMembers {
     @discardableResult
     func remove(_ object: NSManagedObject) -> Bool {
         if let tree {
+            let position = views == nil ? nil : tree.index(of: object)
             guard tree.remove(object) else { return false }
+            if let position { tell(.removed(at: position)) }
         } else {
             guard let slot = slot(of: object) else { return false }
             positions?.removeValue(forKey: ObjectIdentifier(object))
@@ -148,6 +155,7 @@ extension ToManyMembers {
         guard let tree, !tree.contains(object) else { return false }
         tree.insert(object, at: index)
         changed()
+        if views != nil { tell(.inserted(object, at: index)) }
         return true
     }
 
@@ -157,6 +165,7 @@ extension ToManyMembers {
         guard let tree else { return nil }
         let removed = tree.remove(at: index)
         changed()
+        if views != nil { tell(.removed(at: index)) }
         return removed
     }
 
@@ -169,13 +178,47 @@ extension ToManyMembers {
         guard let tree, !tree.contains(object) else { return nil }
         let replaced = tree.replace(at: index, with: object)
         changed()
+        if views != nil { tell(.replaced(at: index, with: object)) }
         return replaced
+    }
+
+    /// Tells `view` of each change from now on, until it is gone.
+    func observe(by view: OrderedToManyRelationshipSet) {
+        var kept = views?.filter { $0.view != nil && $0.view !== view } ?? []
+        kept.append(OrderedViewReference(view: view))
+        views = kept
+    }
+
+    /// Tells the live views that the object's relationship no longer holds these members (it
+    /// was set whole), so that they copy its new ones.
+    func wereReplaced() {
+        guard let views else { return }
+        self.views = nil
+        for reference in views { reference.view?.membersWereReplaced(self) }
+    }
+
+    private func tell(_ change: OrderedMembersChange) {
+        guard let views else { return }
+        for reference in views { reference.view?.membersChanged(self, change) }
     }
 
     #if DEBUG
         /// The ordered relationship's tree, for tests.
         var orderedTree: OrderedMemberTree? { tree }
     #endif
+}
+
+/// One change of an ordered relationship's members, as its live views copy it.
+enum OrderedMembersChange {
+    case inserted(NSManagedObject, at: Int)
+    case removed(at: Int)
+    case replaced(at: Int, with: NSManagedObject)
+}
+
+/// A live view that members tell of their changes, held weakly: a view the app let go is not
+/// kept for its relationship's sake.
+struct OrderedViewReference {
+    weak var view: OrderedToManyRelationshipSet?
 }
 
 extension ToManyMembers {

@@ -112,19 +112,35 @@ final class ToManyRelationshipSet: NSMutableSet {
 /// The mutable ordered set `mutableOrderedSetValue(forKey:)` returns: a live view of an
 /// ordered to-many relationship. Appending and removing an object, and inserting, removing,
 /// replacing and reading one at an index, work on the relationship in place, as
-/// `ToManyRelationshipSet` does, at O(log n) each (`OrderedMemberTree`); the generated
-/// `insertIntoChapters(_:at:)`, `removeFromChapters(at:)` and `replaceChapters(at:with:)` come
-/// here. Other changes set the whole changed set through `setValue(_:forKey:)`.
+/// `ToManyRelationshipSet` does, at O(log n) each (`OrderedMemberTree`). Other changes set the
+/// whole changed set through `setValue(_:forKey:)`.
 ///
 /// As `NSMutableOrderedSet` does, inserting an object already there changes nothing, and so
 /// does replacing an object with one already there (at that index or another).
+///
+/// Foundation on Linux answers `array`, `set`, `firstObject`, `lastObject`, the object
+/// enumerators and iteration from `NSOrderedSet`'s own storage, and a subclass cannot answer
+/// them itself (they are not `open`). So the view keeps that storage equal to the relationship:
+/// filled when the view is made, and changed with each change of the relationship's members,
+/// whoever makes it (`ToManyMembers` tells its views). A relationship set whole gets new
+/// members; the view copies them when `setValue` replaces them, and at its next use otherwise
+/// (a refresh or a rollback; see DEVIATIONS.md). Keeping that copy costs an `NSMutableArray`
+/// insert per change, O(n): the generated accessors change the relationship without a view
+/// (`OrderedToManyEditor`), and the last few views are kept, so that calling
+/// `mutableOrderedSetValue(forKey:)` again does not copy the relationship again.
 final class OrderedToManyRelationshipSet: NSMutableOrderedSet {
     private let relationship: (object: NSManagedObject, key: String)?
     private var detached: [Any] = []
+    /// The members Foundation's storage holds the objects of, and is told the changes of.
+    private weak var mirrored: ToManyMembers?
+    /// While Foundation's storage is being changed: the reads its own mutators make (`count`,
+    /// `contains`, `object(at:)`) answer from that storage.
+    private var mirroring = false
 
     init(object: NSManagedObject, key: String) {
         relationship = (object, key)
         super.init(capacity: 0)
+        keepMirror()
     }
 
     override init(capacity numItems: Int) {
@@ -136,9 +152,13 @@ final class OrderedToManyRelationshipSet: NSMutableOrderedSet {
         relationship = nil
         detached = NSOrderedSet(array: elements).array
         super.init(capacity: elements.count)
+        refillMirror(with: detached)
     }
 
     required convenience init?(coder: NSCoder) { nil }
+
+    /// The object and key this view shows, when it shows one.
+    var shown: (object: NSManagedObject, key: String)? { relationship }
 
     private var current: NSOrderedSet {
         guard let (object, key) = relationship else { return NSOrderedSet(array: detached) }
@@ -151,32 +171,83 @@ final class OrderedToManyRelationshipSet: NSMutableOrderedSet {
 
     /// The relationship's object and position when `key` is an ordered to-many relationship.
     private var toMany: (object: NSManagedObject, index: Int)? {
-        guard let (object, key) = relationship, let index = object.layout.index(of: key),
-            object.layout.kinds[index] == .toMany(ordered: true), object.probe == nil
-        else { return nil }
+        guard let (object, key) = relationship, let index = object.orderedToManyPosition(forKey: key) else { return nil }
         return (object, index)
     }
 
+    /// The relationship's members, with Foundation's storage made to hold them if the
+    /// relationship was set whole since it was filled.
+    private func members(of object: NSManagedObject, at position: Int) -> ToManyMembers {
+        let members = object.toManyMembers(at: position)
+        if members !== mirrored { mirror(members, of: object) }
+        return members
+    }
+
+    /// Fills Foundation's storage with what the view shows, unless it holds it already.
+    func keepMirror() {
+        if let (object, position) = toMany {
+            _ = members(of: object, at: position)
+        } else if relationship != nil {
+            refillMirror(with: current.array)
+        }
+    }
+
+    private func mirror(_ members: ToManyMembers, of object: NSManagedObject) {
+        mirrored = members
+        members.observe(by: self)
+        object.noteRelationshipCopy(members.count)
+        refillMirror(with: members.objects)
+    }
+
+    private func refillMirror(with objects: [Any]) {
+        mirroring = true
+        defer { mirroring = false }
+        super.removeAllObjects()
+        super.addObjects(from: objects)
+    }
+
+    /// A change of the members, copied into Foundation's storage.
+    func membersChanged(_ members: ToManyMembers, _ change: OrderedMembersChange) {
+        guard members === mirrored else { return }
+        mirroring = true
+        defer { mirroring = false }
+        switch change {
+        case .inserted(let object, let index): super.insert(object, at: index)
+        case .removed(let index): super.removeObject(at: index)
+        case .replaced(let index, let object): super.replaceObject(at: index, with: object)
+        }
+    }
+
+    /// The relationship was set whole: its new members are copied.
+    func membersWereReplaced(_ members: ToManyMembers) {
+        guard members === mirrored else { return }
+        mirrored = nil
+        keepMirror()
+    }
+
     override var count: Int {
+        if mirroring { return super.count }
         guard let (object, index) = toMany else { return current.count }
         object.willAccessValue(forKey: object.layout.name(at: index))
         defer { object.didAccessValue(forKey: object.layout.name(at: index)) }
-        return object.toManyCount(at: index)
+        return members(of: object, at: index).count
     }
     override func object(at index: Int) -> Any {
+        if mirroring { return super.object(at: index) }
         guard let (object, position) = toMany else { return current.object(at: index) }
         object.willAccessValue(forKey: object.layout.name(at: position))
         defer { object.didAccessValue(forKey: object.layout.name(at: position)) }
-        let members = object.toManyMembers(at: position)
+        let members = members(of: object, at: position)
         precondition(index >= 0 && index < members.count, "index \(index) beyond bounds [0 .. \(members.count - 1)]")
         return members.object(at: index) ?? current.object(at: index)
     }
-    // Foundation on Linux answers these from `NSOrderedSet`'s own storage, which this view
-    // leaves empty (and enumerating it up to `count` stopped the program): they ask the
-    // relationship's set instead. `array`, `set`, `firstObject`, `lastObject`, the object
-    // enumerators and iteration cannot be answered so (they are not `open` there); see
-    // DEVIATIONS.md, "Known bugs".
-    override func contains(_ object: Any) -> Bool { index(of: object) != NSNotFound }
+    // Foundation on Linux answers these from `NSOrderedSet`'s own storage too; they ask the
+    // relationship's set instead, so that they need not wait for that storage to be refilled
+    // after the relationship was set whole.
+    override func contains(_ object: Any) -> Bool {
+        if mirroring { return super.contains(object) }
+        return index(of: object) != NSNotFound
+    }
     override func copy(with zone: NSZone? = nil) -> Any { current.copy() }
     override func mutableCopy(with zone: NSZone? = nil) -> Any { current.mutableCopy() }
     override func enumerateObjects(_ block: (Any, Int, UnsafeMutablePointer<ObjCBool>) -> Void) {
@@ -242,58 +313,77 @@ final class OrderedToManyRelationshipSet: NSMutableOrderedSet {
     override func isSubset(of set: Set<AnyHashable>) -> Bool { current.isSubset(of: set) }
 
     override func index(of element: Any) -> Int {
+        if mirroring { return super.index(of: element) }
         guard let (object, position) = toMany else { return current.index(of: element) }
         guard let candidate = element as? NSManagedObject else { return NSNotFound }
         object.willAccessValue(forKey: object.layout.name(at: position))
         defer { object.didAccessValue(forKey: object.layout.name(at: position)) }
-        return object.toManyMembers(at: position).index(of: candidate) ?? NSNotFound
+        return members(of: object, at: position).index(of: candidate) ?? NSNotFound
     }
 
     override func insert(_ element: Any, at index: Int) {
         guard let (object, position) = toMany, let inserted = element as? NSManagedObject else {
             return replace { $0.insert(element, at: index) }
         }
-        object.changeToMany(at: position) { members in
-            members.insert(inserted, at: index) ? ([], [inserted]) : ([], [])
-        }
+        _ = members(of: object, at: position)
+        object.insertIntoOrderedToMany(inserted, at: index, position: position)
     }
     override func removeObject(at index: Int) {
         guard let (object, position) = toMany else { return replace { $0.removeObject(at: index) } }
-        object.changeToMany(at: position) { members in
-            precondition(index >= 0 && index < members.count, "index \(index) beyond bounds [0 .. \(members.count - 1)]")
-            return (members.remove(at: index).map { [$0] } ?? [], [])
-        }
+        _ = members(of: object, at: position)
+        object.removeFromOrderedToMany(at: index, position: position)
     }
     override func replaceObject(at index: Int, with element: Any) {
         guard let (object, position) = toMany, let replacement = element as? NSManagedObject else {
             return replace { $0.replaceObject(at: index, with: element) }
         }
-        object.changeToMany(at: position) { members in
-            guard let replaced = members.replace(at: index, with: replacement) else { return ([], []) }
-            return ([replaced], [replacement])
-        }
+        _ = members(of: object, at: position)
+        object.replaceInOrderedToMany(at: index, with: replacement, position: position)
     }
     override func add(_ element: Any) {
-        if let (object, index) = toMany, let added = element as? NSManagedObject {
-            return object.changeToMany(at: index, adding: [added], removing: [])
-        }
-        replace { $0.add(element) }
+        guard let (object, position) = toMany, let added = element as? NSManagedObject else { return replace { $0.add(element) } }
+        _ = members(of: object, at: position)
+        object.changeToMany(at: position, adding: [added], removing: [])
     }
     override func remove(_ element: Any) {
-        if let (object, index) = toMany, let removed = element as? NSManagedObject {
-            return object.changeToMany(at: index, adding: [], removing: [removed])
+        guard let (object, position) = toMany, let removed = element as? NSManagedObject else {
+            return replace { $0.remove(element) }
         }
-        replace { $0.remove(element) }
+        _ = members(of: object, at: position)
+        object.changeToMany(at: position, adding: [], removing: [removed])
     }
     override func removeAllObjects() { replace { $0.removeAllObjects() } }
+    // Foundation on Linux makes these changes in `NSOrderedSet`'s own storage, not through the
+    // primitives above: left to it, they changed the view's copy and not the relationship.
+    override func addObjects(from array: [Any]) {
+        for element in array { add(element) }
+    }
+    override func add(_ objects: UnsafePointer<AnyObject>?, count: Int) {
+        for element in UnsafeBufferPointer(start: objects, count: count) { add(element) }
+    }
+    override func exchangeObject(at idx1: Int, withObjectAt idx2: Int) {
+        replace { $0.exchangeObject(at: idx1, withObjectAt: idx2) }
+    }
+    override func intersect(_ other: NSOrderedSet) { replace { $0.intersect(other) } }
+    override func sort(comparator cmptr: (Any, Any) -> ComparisonResult) { replace { $0.sort(comparator: cmptr) } }
+    override func sort(options opts: NSSortOptions = [], usingComparator cmptr: (Any, Any) -> ComparisonResult) {
+        replace { $0.sort(options: opts, usingComparator: cmptr) }
+    }
+    override func sortRange(
+        _ range: NSRange, options opts: NSSortOptions = [], usingComparator cmptr: (Any, Any) -> ComparisonResult
+    ) {
+        replace { $0.sortRange(range, options: opts, usingComparator: cmptr) }
+    }
+    override func sort(using sortDescriptors: [NSSortDescriptor]) { replace { $0.sort(using: sortDescriptors) } }
 
     private func replace(_ change: (NSMutableOrderedSet) -> Void) {
         let updated = NSMutableOrderedSet(array: current.array)
         change(updated)
         guard let (object, key) = relationship else {
             detached = updated.array
-            return
+            return refillMirror(with: detached)
         }
         object.setValue(NSOrderedSet(array: updated.array), forKey: key)
+        keepMirror()
     }
 }

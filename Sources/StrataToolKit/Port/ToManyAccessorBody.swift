@@ -4,7 +4,7 @@ import SwiftSyntax
 /// The bodies of the to-many accessors Xcode declares `@NSManaged` (`addToTags(_:)`,
 /// `insertIntoItems(_:at:)`…), the same that Strata's code generator writes
 /// (`StrataCodegen.ToManyAccessorWriter`): every change goes through
-/// `mutableSetValue(forKey:)` or `mutableOrderedSetValue(forKey:)`.
+/// `mutableSetValue(forKey:)` or, for an ordered relationship, `orderedToManyEditor(forKey:)`.
 enum ToManyAccessorBody {
     /// The edit that removes `@NSManaged` from an accessor and gives it its body, and the body's
     /// lines; nil when the method is not one of Xcode's accessors.
@@ -42,7 +42,7 @@ enum ToManyAccessorBody {
         let isOrdered =
             relationships[key] ?? false || types.contains("NSOrderedSet") || types.contains("NSIndexSet")
             || prefix != "addTo" && prefix != "removeFrom"
-        let set = isOrdered ? "mutableOrderedSetValue(forKey: \(literal))" : "mutableSetValue(forKey: \(literal))"
+        let set = isOrdered ? "orderedToManyEditor(forKey: \(literal))" : "mutableSetValue(forKey: \(literal))"
         let local = "let objects = \(set)"
         switch (prefix, parameters.count) {
         case ("addTo", 1) where types[0] == "NSSet":

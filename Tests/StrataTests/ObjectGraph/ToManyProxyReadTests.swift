@@ -8,11 +8,11 @@ extension ObjectGraphTests {
     /// `mutableSetValue(forKey:)`: every reading method of `NSOrderedSet` and `NSSet`, not only
     /// the primitives, gives the relationship's members, as on Apple's systems.
     ///
-    /// A known bug of the ordered one (DEVIATIONS.md, "Known bugs"): Foundation on Linux reads
-    /// `array`, `set`, `firstObject`, `lastObject`, iteration and copies from the storage of
-    /// `NSOrderedSet` itself, which those methods do not let a subclass replace (they are not
-    /// `open`), and the live view keeps nothing there. The expectations it fails are marked as
-    /// known issues, so that this test reports the day they pass.
+    /// Foundation on Linux reads `array`, `set`, `firstObject`, `lastObject` and iteration
+    /// from the storage of `NSOrderedSet` itself, which those methods do not let a subclass
+    /// replace (they are not `open`): the ordered view keeps that storage equal to the
+    /// relationship, through changes made by the view, by the inverse, by another view and by
+    /// the generated accessors' editor, and through the relationship set whole.
     @Suite struct ToManyProxyReadTests {
         @Test func theOrderedProxyReadsItsMembersEveryWay() throws {
             let stack = try Stack(libraryModel(), type: NSInMemoryStoreType, at: nil)
@@ -53,19 +53,108 @@ extension ObjectGraphTests {
                 #expect(view.intersects(NSOrderedSet(array: [made[2]])))
                 #expect(view.isSubset(of: NSOrderedSet(array: made + [Chapter(context: context)])))
                 #expect(view.intersectsSet(Set([AnyHashable(made[0])])))
-                withKnownIssue("Foundation's non-open readers of NSOrderedSet see none of the live view's members") {
-                    #expect(view.array.compactMap { ($0 as? Chapter)?.number } == [0, 1, 2])
-                    #expect((view.firstObject as? Chapter) === made[0] && (view.lastObject as? Chapter) === made[2])
-                    var iterated: [Int32] = []
-                    for case let chapter as Chapter in view { iterated.append(chapter.number) }
-                    #expect(iterated == [0, 1, 2])
-                    #expect(view.set.count == 3)
-                }
+                #expect(Self.everyRead(of: view) == [0, 1, 2])
                 // A change made elsewhere (through the inverse) shows in the proxy too.
                 made[1].novel = nil
                 #expect(view.count == 2 && view.index(of: made[1]) == NSNotFound)
                 #expect((0..<view.count).compactMap { (view.object(at: $0) as? Chapter)?.number } == [0, 2])
                 #expect(!view.contains(made[1]))
+                #expect(Self.everyRead(of: view) == [0, 2])
+            }
+        }
+
+        /// The numbers of the chapters `view` holds, read through each of Foundation's readers
+        /// that a subclass cannot answer: the numbers when all of them agree, or what each gave
+        /// (separated by -9) when they differ.
+        static func everyRead(of view: NSOrderedSet) -> [Int32] {
+            func numbers(_ objects: [Any]) -> [Int32] { objects.map { ($0 as? Chapter)?.number ?? -1 } }
+            let array = numbers(view.array)
+            var iterated: [Any] = []
+            for object in view { iterated.append(object) }
+            let reads: [[Int32]] = [
+                array, numbers(iterated), numbers(view.objectEnumerator().allObjects),
+                numbers(view.reverseObjectEnumerator().allObjects.reversed()),
+                numbers(view.firstObject.map { [$0] } ?? []), numbers(view.lastObject.map { [$0] } ?? []),
+                numbers(Array(view.set)).sorted(),
+            ]
+            let expected = [array, array, array, array, Array(array.prefix(1)), Array(array.suffix(1)), array.sorted()]
+            return reads == expected ? array : reads.flatMap { $0 + [-9] }
+        }
+
+        /// Every way the relationship changes while the app holds its view: the view's reads that
+        /// Foundation answers from its own storage follow each one.
+        @Test func theOrderedProxyFollowsEveryChangeOfItsRelationship() throws {
+            let stack = try Stack(libraryModel(), type: NSInMemoryStoreType, at: nil)
+            let context = stack.newContext()
+            try context.performAndWait {
+                let novel = Novel(context: context)
+                let view: NSMutableOrderedSet = novel.mutableOrderedSetValue(forKey: "chapters")
+                let chapters = (0..<6).map { number -> Chapter in
+                    let chapter = Chapter(context: context)
+                    chapter.number = Int32(number)
+                    return chapter
+                }
+                // The inverse, then the generated accessors' editor, then the view itself.
+                chapters[0].novel = novel
+                chapters[1].novel = novel
+                #expect(Self.everyRead(of: view) == [0, 1])
+                let editor = novel.orderedToManyEditor(forKey: "chapters")
+                editor.insert(chapters[2], at: 0)
+                editor.replaceObject(at: 1, with: chapters[3])
+                #expect(Self.everyRead(of: view) == [2, 3, 1])
+                view.insert(chapters[4], at: 1)
+                view.removeObject(at: 3)
+                #expect(Self.everyRead(of: view) == [2, 4, 3])
+                // Another view of the same relationship (not the context's kept one).
+                let other = OrderedToManyRelationshipSet(object: novel, key: "chapters")
+                other.exchangeObject(at: 0, withObjectAt: 2)
+                #expect(Self.everyRead(of: other) == [3, 4, 2])
+                #expect(Self.everyRead(of: view) == [3, 4, 2])
+                // The relationship set whole, through the accessor and through the view.
+                novel.chapters = [chapters[5], chapters[0]]
+                #expect(Self.everyRead(of: view) == [5, 0])
+                view.removeAllObjects()
+                #expect(Self.everyRead(of: view) == [])
+                view.addObjects(from: [chapters[1], chapters[2]])
+                #expect(Self.everyRead(of: view) == [1, 2])
+                // Asking again gives the kept set, which holds the relationship as it is now.
+                #expect(novel.mutableOrderedSetValue(forKey: "chapters") === view)
+                #expect(novel.chapters.map(\.number) == [1, 2])
+            }
+        }
+
+        /// A context's kept views: asking again does not copy the relationship again; a
+        /// rolled-back relationship is copied again at the next use of the view.
+        @Test func keptOrderedViewsCopyTheirRelationshipOnce() throws {
+            let stack = try Stack(libraryModel(), type: NSInMemoryStoreType, at: nil)
+            let context = stack.newContext()
+            try context.performAndWait {
+                let novel = Novel(context: context)
+                for number in 0..<50 {
+                    let chapter = Chapter(context: context)
+                    chapter.number = Int32(number)
+                    chapter.novel = novel
+                }
+                try context.save()
+                let first = novel.mutableOrderedSetValue(forKey: "chapters")
+                let before = context.relationshipElementCopies
+                for _ in 0..<20 {
+                    #expect(novel.mutableOrderedSetValue(forKey: "chapters") === first)
+                }
+                #expect(context.relationshipElementCopies == before)
+                first.removeObject(at: 0)
+                #expect(Self.everyRead(of: first) == Array(1..<50))
+                context.rollback()
+                // A known bug (DEVIATIONS.md): rollback puts the relationship back without
+                // telling the view, so the readers Foundation answers from its own storage without
+                // asking `count` first see the old copy until the view is used otherwise.
+                withKnownIssue("a view held across a rollback reads its old copy until its next use") {
+                    #expect((first.firstObject as? Chapter)?.number == 0)
+                }
+                #expect(first.count == 50)
+                #expect(Self.everyRead(of: first) == Array(0..<50))
+                context.reset()
+                #expect(context.orderedViews.isEmpty)
             }
         }
 
