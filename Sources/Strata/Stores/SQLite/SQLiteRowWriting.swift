@@ -39,9 +39,8 @@ extension SQLiteStore {
             try bind(column, of: change, to: raw, at: &parameter, store: mapping, resolve: resolve, files: files)
         }
         for column in entity.orderColumns {
-            if let key = orderKeys?.key(for: change.objectID, table: entity.table, column: column) {
+            if let key = orderKeys?.insertionKey(for: change.objectID, table: entity.table, column: column) {
                 sqlite3_bind_int64(raw, parameter, key)
-                orderKeys?.noteWritten(key, row: id.primaryKey, table: entity.table, column: column)
             } else {
                 sqlite3_bind_null(raw, parameter)
             }
