@@ -145,6 +145,10 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// What records changes for `undoManager` while there is one.
     @exclusivity(unchecked) var undoRecorder: UndoRecorder?
 
+    /// The last live sets `mutableOrderedSetValue(forKey:)` gave, newest first
+    /// (`orderedView(of:forKey:)`).
+    var orderedViews: [OrderedToManyRelationshipSet] = []
+
     #if DEBUG
         /// References copied whole out of or into to-many relationships of this context's
         /// objects (`noteRelationshipCopy(_:)`): what tests count instead of timing.
@@ -515,7 +519,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Forgets every object: they become faults detached from the context.
     open func reset() {
         advanceQueryGeneration()
-        forgetOrderedViews()
+        orderedViews.removeAll()
         undoRecorder?.discardHistory()
         let forgotten = registry.objects.map(\.objectID)
         for object in registeredObjects {
@@ -529,57 +533,28 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
             userInfo: [NSInvalidatedAllObjectsKey: forgotten])
     }
 
-    /// The live set of `object`'s ordered relationship `key`: the one given last if it is still
-    /// kept (its copy of the relationship is kept in step), or a new one. A set holds a copy of
-    /// its relationship for Foundation (`OrderedToManyRelationshipSet`): an app that calls
-    /// `mutableOrderedSetValue(forKey:)` for each object it adds would copy the whole
+    /// The live set of `object`'s ordered relationship `key`: the one given last if the context
+    /// still keeps it (its copy of the relationship is kept in step), or a new one. A set holds
+    /// a copy of its relationship for Foundation (`OrderedToManyRelationshipSet`): an app that
+    /// calls `mutableOrderedSetValue(forKey:)` for each object it adds would copy the whole
     /// relationship each time.
-    ///
-    /// The last few sets are kept for the whole process (`keptOrderedViews`), not in the
-    /// context: any stored property added to the context made the undo tests crash when run
-    /// in parallel (a memory error that depends on the context's size, not yet found; see the
-    /// closing note of session 24).
     func orderedView(of object: NSManagedObject, forKey key: String) -> OrderedToManyRelationshipSet {
-        var dropped: [OrderedToManyRelationshipSet] = []
-        defer { dropped.removeAll() }  // released after the lock, not inside it
-        let kept = Self.keptOrderedViews.withLock { views -> OrderedToManyRelationshipSet? in
-            guard let index = views.firstIndex(where: { $0.shown?.object === object && $0.shown?.key == key }) else {
-                return nil
+        if let index = orderedViews.firstIndex(where: { $0.shown?.object === object && $0.shown?.key == key }) {
+            let view = orderedViews[index]
+            if index > 0 {
+                orderedViews.remove(at: index)
+                orderedViews.insert(view, at: 0)
             }
-            let view = views.remove(at: index)
-            views.insert(view, at: 0)
+            view.keepMirror()
             return view
         }
-        if let kept {
-            kept.keepMirror()
-            return kept
-        }
         let view = OrderedToManyRelationshipSet(object: object, key: key)
-        Self.keptOrderedViews.withLock { views in
-            views.insert(view, at: 0)
-            if views.count > Self.keptOrderedViewCount { dropped.append(views.removeLast()) }
-        }
+        orderedViews.insert(view, at: 0)
+        if orderedViews.count > Self.keptOrderedViewCount { orderedViews.removeLast() }
         return view
     }
 
-    /// The live ordered sets kept for objects of this context.
-    var orderedViews: [OrderedToManyRelationshipSet] {
-        Self.keptOrderedViews.withLock { views in views.filter { $0.shown?.object.managedObjectContext === self } }
-    }
-
-    /// Drops the kept live ordered sets of this context's objects (`reset()`).
-    func forgetOrderedViews() {
-        var dropped: [OrderedToManyRelationshipSet] = []
-        Self.keptOrderedViews.withLock { views in
-            dropped = views.filter { $0.shown?.object.managedObjectContext === self }
-            views.removeAll { $0.shown?.object.managedObjectContext === self }
-        }
-        dropped.removeAll()
-    }
-
-    /// The last live ordered sets `mutableOrderedSetValue(forKey:)` gave, newest first, and how
-    /// many are kept: each holds its object.
-    static let keptOrderedViews = Protected([OrderedToManyRelationshipSet]())
+    /// How many live ordered sets a context keeps; each holds its object.
     static let keptOrderedViewCount = 4
 
     func clearChanges() {

@@ -521,8 +521,8 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
     }
 
     /// A mutable ordered set whose changes apply to the ordered to-many relationship `key`, and
-    /// that reads it live. The last few such sets are kept, so that asking again for the same
-    /// relationship gives the same set instead of a new copy of the relationship.
+    /// that reads it live. The context keeps its last few such sets, so that asking again for
+    /// the same relationship gives the same set instead of a new copy of the relationship.
     open func mutableOrderedSetValue(forKey key: String) -> NSMutableOrderedSet {
         guard let context = managedObjectContext else { return OrderedToManyRelationshipSet(object: self, key: key) }
         return context.orderedView(of: self, forKey: key)

@@ -126,7 +126,7 @@ final class ToManyRelationshipSet: NSMutableSet {
 /// members; the view copies them when `setValue` replaces them, and at its next use otherwise
 /// (a refresh or a rollback; see DEVIATIONS.md). Keeping that copy costs an `NSMutableArray`
 /// insert per change, O(n): the generated accessors change the relationship without a view
-/// (`OrderedToManyEditor`), and the last few views are kept, so that calling
+/// (`OrderedToManyEditor`), and a context keeps its last few views, so that calling
 /// `mutableOrderedSetValue(forKey:)` again does not copy the relationship again.
 final class OrderedToManyRelationshipSet: NSMutableOrderedSet {
     private let relationship: (object: NSManagedObject, key: String)?
