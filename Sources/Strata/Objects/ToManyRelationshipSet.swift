@@ -364,7 +364,11 @@ final class OrderedToManyRelationshipSet: NSMutableOrderedSet {
     override func exchangeObject(at idx1: Int, withObjectAt idx2: Int) {
         replace { $0.exchangeObject(at: idx1, withObjectAt: idx2) }
     }
-    override func intersect(_ other: NSOrderedSet) { replace { $0.intersect(other) } }
+    // Not Foundation's `intersect` on a copy: on Linux it overwrites each object it drops with
+    // the next one instead of moving the rest up, leaving duplicates.
+    override func intersect(_ other: NSOrderedSet) {
+        for element in current.array where !other.contains(element) { remove(element) }
+    }
     override func sort(comparator cmptr: (Any, Any) -> ComparisonResult) { replace { $0.sort(comparator: cmptr) } }
     override func sort(options opts: NSSortOptions = [], usingComparator cmptr: (Any, Any) -> ComparisonResult) {
         replace { $0.sort(options: opts, usingComparator: cmptr) }

@@ -123,6 +123,66 @@ extension ObjectGraphTests {
             }
         }
 
+        /// Foundation's mutators that change `NSOrderedSet`'s own storage, not through the
+        /// primitives (`addObjects(from:)`, `exchangeObject`, the sorts, `intersect`), change the
+        /// relationship through the view: saved, the file holds the new order. Before they changed
+        /// only the view's storage, and nothing was saved.
+        @Test func foundationsOwnMutatorsChangeTheRelationshipAndAreSaved() throws {
+            let scratch = ScratchDirectory()
+            let url = scratch.file("mutators.sqlite")
+            func numbers(_ objects: [Any]) -> [Int32] { objects.map { ($0 as? Chapter)?.number ?? -1 } }
+            let ascending: (Any, Any) -> ComparisonResult = { a, b in
+                let (x, y) = (((a as? Chapter)?.number ?? 0), ((b as? Chapter)?.number ?? 0))
+                return x < y ? .orderedAscending : x > y ? .orderedDescending : .orderedSame
+            }
+            try ObjectGraphTests.saveAndReopen(
+                libraryModel(), at: url,
+                write: { context in
+                    let novel = Novel(context: context)
+                    novel.title = "Mutators"
+                    let chapters = (0..<6).map { number -> Chapter in
+                        let chapter = Chapter(context: context)
+                        chapter.number = Int32(number)
+                        return chapter
+                    }
+                    let view = novel.mutableOrderedSetValue(forKey: "chapters")
+                    view.addObjects(from: [chapters[0], chapters[1], chapters[2], chapters[3], chapters[4]])
+                    #expect(novel.chapters.map(\.number) == [0, 1, 2, 3, 4])
+                    view.sort { a, b in ascending(b, a) }
+                    #expect(novel.chapters.map(\.number) == [4, 3, 2, 1, 0])
+                    view.sortRange(NSRange(location: 1, length: 3), options: [], usingComparator: ascending)
+                    #expect(novel.chapters.map(\.number) == [4, 1, 2, 3, 0])
+                    view.exchangeObject(at: 0, withObjectAt: 4)
+                    #expect(novel.chapters.map(\.number) == [0, 1, 2, 3, 4])
+                    view.intersect(NSOrderedSet(array: [chapters[4], chapters[3], chapters[1], chapters[0], chapters[5]]))
+                    #expect(novel.chapters.map(\.number) == [0, 1, 3, 4])
+                    view.sort(options: [.stable], usingComparator: { a, b in ascending(b, a) })
+                    #expect(novel.chapters.map(\.number) == [4, 3, 1, 0])
+                    #expect(Self.everyRead(of: view) == [4, 3, 1, 0])
+                    // The option and index-set forms of the readers.
+                    var visited: [Int32] = []
+                    view.enumerateObjects(at: IndexSet([0, 2]), options: []) { object, _, _ in
+                        visited.append((object as? Chapter)?.number ?? -1)
+                    }
+                    #expect(visited == [4, 1])
+                    let zero = view.index(ofObjectAt: IndexSet(1...3), options: []) { o, _, _ in numbers([o]) == [0] }
+                    #expect(zero == 3)
+                    let belowFour = view.indexes(options: [], ofObjectsPassingTest: { o, _, _ in numbers([o])[0] < 4 })
+                    #expect(belowFour == IndexSet(1...3))
+                    #expect(
+                        view.indexes(ofObjectsAt: IndexSet([0, 1]), options: [], passingTest: { _, _, _ in true })
+                            == IndexSet([0, 1]))
+                    #expect(numbers(view.sortedArray(options: [], usingComparator: ascending)) == [0, 1, 3, 4])
+                    #expect(view.isSubset(of: Set(chapters.map { AnyHashable($0) })))
+                    #expect(!view.isSubset(of: Set([AnyHashable(chapters[0])])))
+                },
+                read: { context in
+                    let request = NSFetchRequest<Novel>(entityName: "Novel")
+                    let novel = try #require(try context.fetch(request).first)
+                    #expect(novel.chapters.map(\.number) == [4, 3, 1, 0])
+                })
+        }
+
         /// A context's kept views: asking again does not copy the relationship again; a
         /// rolled-back relationship is copied again at the next use of the view.
         @Test func keptOrderedViewsCopyTheirRelationshipOnce() throws {
