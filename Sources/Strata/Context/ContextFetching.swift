@@ -180,6 +180,7 @@ extension NSManagedObjectContext {
                     }
                 } else if refreshing, !inserted.contains(object), !deleted.contains(object) {
                     object.merge(snapshot: snapshot, keeping: object.changedIndexes, in: self)
+                    object.keepLiveViewsCurrent()
                     eventRefreshed.insert(object)
                 }
                 return object

@@ -44,6 +44,7 @@ extension NSManagedObjectContext {
             }
             guard let snapshot = try? objectStore?.snapshot(for: id) else { continue }
             object.merge(snapshot: snapshot, keeping: object.changedIndexes, in: self)
+            object.keepLiveViewsCurrent()
             eventRefreshed.insert(object)
         }
         for id in changes.deleted {
@@ -93,6 +94,7 @@ extension NSManagedObjectContext {
         // Its row is gone: without values and without a context, the object reads as empty,
         // as Apple's does after a batch delete is merged.
         object.turnIntoFault()
+        object.keepLiveViewsCurrent()
     }
 
     /// Starts or stops merging the saves that reach this context's parent: for a context on

@@ -125,6 +125,7 @@ extension NSManagedObjectContext {
             object.keyHint = Int32(truncatingIfNeeded: index)
             object.didChangeValue(forKey: key)
         }
+        object.keepLiveViewsCurrent()
         return true
     }
 

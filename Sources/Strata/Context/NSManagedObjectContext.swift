@@ -465,6 +465,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// saved) and reads as a new object's defaults when its fault fires.
     open func refresh(_ object: NSManagedObject, mergeChanges flag: Bool) {
         guard object.managedObjectContext === self, !deleted.contains(object) else { return }
+        // A live view of an ordered relationship copies what the refresh put back.
+        defer { object.keepLiveViewsCurrent() }
         if inserted.contains(object) {
             guard !flag else { return }
             inserted.remove(object)
@@ -503,7 +505,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
             object.managedObjectContext = nil
         }
         var restored: [NSManagedObject] = []
-        for object in updated.objects + deleted.objects {
+        let changed = updated.objects + deleted.objects
+        for object in changed {
             if let snapshot = object.snapshot {
                 object.fill(from: snapshot, in: self, awake: false)
                 object.changedIndexes.removeAll()
@@ -514,6 +517,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         }
         clearChanges()
         for object in restored { object.awakeFromSnapshotEvents(.rollback) }
+        // Live views of ordered relationships copy the members put back.
+        for object in changed { object.keepLiveViewsCurrent() }
     }
 
     /// Forgets every object: they become faults detached from the context.

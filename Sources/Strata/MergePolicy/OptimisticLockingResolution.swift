@@ -47,6 +47,7 @@ enum OptimisticLockingResolution {
         object.merge(snapshot: stored, keeping: kept, in: context)
         for (index, objects) in toManyUnions { object.values[index] = objects }
         if kept.isEmpty && toManyUnions.isEmpty { context.forgetChanges(of: object) }
+        object.keepLiveViewsCurrent()
     }
 }
 

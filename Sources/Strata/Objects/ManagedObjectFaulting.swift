@@ -15,6 +15,8 @@ extension NSManagedObject {
             values = layout.initialValues
             faulted = false
         }
+        // A live view kept across the object's refresh copies the relationship loaded now.
+        keepLiveViewsCurrent()
     }
 
     /// Fills the object with a row's values. To-one destinations become objects (faults

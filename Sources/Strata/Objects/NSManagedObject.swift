@@ -138,6 +138,31 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
         set { if newValue != nil || aside != nil { setAside { $0.probe = newValue } } }
     }
 
+    /// Remembers a live view of one of the object's ordered relationships
+    /// (`mutableOrderedSetValue(forKey:)`), weakly, for `keepLiveViewsCurrent()`.
+    final func noteLiveView(_ view: OrderedToManyRelationshipSet) {
+        setAside { record in
+            record.views.removeAll { $0.view == nil || $0.view === view }
+            record.views.append(OrderedViewReference(view: view))
+        }
+    }
+
+    /// Called after a rollback, refresh, undo, merge or merge policy put back values without
+    /// going through `setPrimitive`, and when a fault fires: each live view of the object whose
+    /// relationship no longer holds the members it copied copies the new ones. One load for an
+    /// object without views.
+    @inline(__always)
+    final func keepLiveViewsCurrent() {
+        if aside != nil { keepLiveViewsCurrentAside() }
+    }
+
+    private final func keepLiveViewsCurrentAside() {
+        guard let record = aside, !record.views.isEmpty else { return }
+        let views = record.views.compactMap(\.view)
+        if views.count != record.views.count { setAside { $0.views.removeAll { $0.view == nil } } }
+        for view in views { view.objectValuesWerePutBack() }
+    }
+
     /// Changes the state kept aside, and drops the record once it holds nothing.
     private func setAside(_ change: (ObjectAside) -> Void) {
         let record = aside ?? ObjectAside()
@@ -600,12 +625,15 @@ enum KeyPathValue {
 }
 
 /// The state of an object that few objects have at a time, in a record of its own: a fault's
-/// batch and a key-path probe's recorder. Inline they took 24 bytes of every object.
+/// batch, a key-path probe's recorder and the live views of its ordered relationships. Inline
+/// they took 32 bytes of every object.
 final class ObjectAside {
     var batch: (loader: BatchFaultLoader, position: Int)?
     var probe: KeyPathProbe?
+    /// The live views of the object's ordered relationships, held weakly.
+    var views: [OrderedViewReference] = []
 
-    var isEmpty: Bool { batch == nil && probe == nil }
+    var isEmpty: Bool { batch == nil && probe == nil && views.isEmpty }
 }
 
 /// An object's Boolean states, one bit each, in the byte they share (`NSManagedObject`'s

@@ -123,8 +123,9 @@ final class ToManyRelationshipSet: NSMutableSet {
 /// them itself (they are not `open`). So the view keeps that storage equal to the relationship:
 /// filled when the view is made, and changed with each change of the relationship's members,
 /// whoever makes it (`ToManyMembers` tells its views). A relationship set whole gets new
-/// members; the view copies them when `setValue` replaces them, and at its next use otherwise
-/// (a refresh or a rollback; see DEVIATIONS.md). Keeping that copy costs an `NSMutableArray`
+/// members; the view copies them when `setValue` replaces them, and when a rollback, refresh,
+/// undo, merge or merge policy puts back the relationship (its object keeps its live views for
+/// that: `keepLiveViewsCurrent()`). Keeping that copy costs an `NSMutableArray`
 /// insert per change, O(n): the generated accessors change the relationship without a view
 /// (`OrderedToManyEditor`), and a context keeps its last few views, so that calling
 /// `mutableOrderedSetValue(forKey:)` again does not copy the relationship again.
@@ -140,6 +141,7 @@ final class OrderedToManyRelationshipSet: NSMutableOrderedSet {
     init(object: NSManagedObject, key: String) {
         relationship = (object, key)
         super.init(capacity: 0)
+        object.noteLiveView(self)
         keepMirror()
     }
 
@@ -204,6 +206,20 @@ final class OrderedToManyRelationshipSet: NSMutableOrderedSet {
         defer { mirroring = false }
         super.removeAllObjects()
         super.addObjects(from: objects)
+    }
+
+    /// Its object's values were put back whole (a rollback, refresh, undo or merge) or its fault
+    /// fired: the view copies the relationship's members unless it holds them already. A fault
+    /// is not fired for it: the relationship as the store has it is copied, and the members are
+    /// copied again when the fault fires.
+    func objectValuesWerePutBack() {
+        guard let (object, position) = toMany else { return }
+        guard object.faulted else {
+            _ = members(of: object, at: position)
+            return
+        }
+        mirrored = nil
+        refillMirror(with: object.managedObjectContext?.storedRelationship(of: object, at: position) ?? [])
     }
 
     /// A change of the members, copied into Foundation's storage.
