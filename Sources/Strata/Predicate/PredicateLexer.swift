@@ -43,7 +43,7 @@ struct PredicateToken: Sendable {
         case percent
     }
 
-    let kind: Kind
+    var kind: Kind
     /// The Unicode scalar offsets of the token in the format string.
     let start: Int
     let end: Int
@@ -102,6 +102,10 @@ struct PredicateLexer {
     private let arguments: [Any?]
     private var position = 0
     private var nextArgument = 0
+    /// Set while splitting a format for `LexedFormat`: each specifier becomes a placeholder
+    /// token, and its kind is left here for the caller to note.
+    private var defersArguments = false
+    private var deferredKind: ArgumentKind?
 
     init(format: String, arguments: [Any?]) {
         self.format = format
@@ -110,15 +114,85 @@ struct PredicateLexer {
     }
 
     /// All the tokens, the last being `.end`, and the scalars of the format they index.
+    ///
+    /// A format with arguments is split once and kept (`LexedFormat`): apps pass the same
+    /// format again and again with new values, and splitting it was most of parsing it.
     static func tokens(
         of format: String, arguments: [Any?]
     ) throws(PredicateSyntaxError) -> (tokens: [PredicateToken], scalars: [Unicode.Scalar]) {
+        if !arguments.isEmpty, let lexed = LexedFormat.lexed(format) {
+            return (try lexed.tokens(with: arguments), lexed.scalars)
+        }
         var lexer = PredicateLexer(format: format, arguments: arguments)
         var tokens: [PredicateToken] = []
         while true {
             let token = try lexer.nextToken()
             tokens.append(token)
             if token.kind == .end { return (tokens, lexer.scalars) }
+        }
+    }
+
+    /// A format split into tokens before its arguments: each specifier's token waits for the
+    /// argument it takes. Arguments change no token but their own, so filling them in gives
+    /// the tokens `tokens(of:arguments:)` would, and the same error for a missing or mistyped
+    /// argument. A format whose splitting fails for another reason is not kept: it is split
+    /// with its arguments, which reports the first error in the order of the format.
+    struct LexedFormat {
+        let format: String
+        let tokens: [PredicateToken]
+        let scalars: [Unicode.Scalar]
+        /// The specifiers' tokens, in order, with the kind of argument each takes.
+        let specifiers: [(token: Int, kind: ArgumentKind)]
+
+        /// Formats kept; dropped all at once past `capacity` (an app has a few dozen).
+        private static let kept = Protected([String: LexedFormat]())
+        static let capacity = 256
+
+        /// The format split, from the kept ones or split now; `nil` when splitting fails
+        /// or the format takes no argument.
+        static func lexed(_ format: String) -> LexedFormat? {
+            if let lexed = kept.withLock({ $0[format] }) { return lexed }
+            var lexer = PredicateLexer(format: format, arguments: [])
+            lexer.defersArguments = true
+            var tokens: [PredicateToken] = []
+            var specifiers: [(token: Int, kind: ArgumentKind)] = []
+            while true {
+                guard let token = try? lexer.nextToken() else { return nil }
+                if let kind = lexer.deferredKind {
+                    specifiers.append((tokens.count, kind))
+                    lexer.deferredKind = nil
+                }
+                tokens.append(token)
+                if token.kind == .end { break }
+            }
+            guard !specifiers.isEmpty else { return nil }
+            let lexed = LexedFormat(format: format, tokens: tokens, scalars: lexer.scalars, specifiers: specifiers)
+            kept.withLock { kept in
+                if kept.count >= capacity { kept.removeAll() }
+                kept[format] = lexed
+            }
+            return lexed
+        }
+
+        /// The tokens with `arguments` in their specifiers' places.
+        func tokens(with arguments: [Any?]) throws(PredicateSyntaxError) -> [PredicateToken] {
+            var filled = tokens
+            for (number, specifier) in specifiers.enumerated() {
+                let token = tokens[specifier.token]
+                let text = PredicateLexer.text(of: scalars, token.start..<token.end)
+                guard number < arguments.count else {
+                    throw PredicateLexer.error(
+                        in: format, atScalar: token.start, expected: "an argument for \(text) (too few arguments)",
+                        found: text)
+                }
+                guard let kind = PredicateLexer.convert(arguments[number], as: specifier.kind) else {
+                    throw PredicateLexer.error(
+                        in: format, atScalar: token.start, expected: "\(specifier.kind.description) argument for \(text)",
+                        found: String(String(describing: arguments[number] ?? "nil").prefix(40)))
+                }
+                filled[specifier.token].kind = kind
+            }
+            return filled
         }
     }
 
@@ -445,6 +519,10 @@ struct PredicateLexer {
         default:
             throw error(at: start, expected: "a format specifier (%@, %K, %d, %f, %s, %%)", length: position - start)
         }
+        if defersArguments {
+            deferredKind = kind
+            return .argument(.null)
+        }
         guard nextArgument < arguments.count else {
             let expected = "an argument for \(specifier) (too few arguments)"
             throw error(at: start, expected: expected, length: position - start)
@@ -457,7 +535,7 @@ struct PredicateLexer {
             found: String(String(describing: argument ?? "nil").prefix(40)))
     }
 
-    private enum ArgumentKind: CustomStringConvertible {
+    enum ArgumentKind: CustomStringConvertible {
         case object, keyPath, integer, real, string
         var description: String {
             switch self {
@@ -470,7 +548,7 @@ struct PredicateLexer {
         }
     }
 
-    private static func convert(_ argument: Any?, as kind: ArgumentKind) -> PredicateToken.Kind? {
+    static func convert(_ argument: Any?, as kind: ArgumentKind) -> PredicateToken.Kind? {
         if kind == .string {
             if let pointer = argument as? UnsafePointer<CChar> {
                 return .argument(.string(String(cString: pointer)))
