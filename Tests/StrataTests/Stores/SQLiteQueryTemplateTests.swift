@@ -65,6 +65,46 @@ import Testing
         }
     }
 
+    /// The table's key compares and hashes a predicate as its shape without making it: over
+    /// pairs of predicates, the keys are equal exactly when the shapes `parameterized` makes are,
+    /// equal keys hash alike, and one walk finds the parameters and the constants that keep a
+    /// plan out of the table as the shape does.
+    @Test func aShapeKeyIsItsPredicatesShape() throws {
+        let predicates: [NSPredicate] = [
+            NSPredicate(format: "pages > %d", 1), NSPredicate(format: "pages > %d", 7),
+            NSPredicate(format: "pages > %f", 1.5), NSPredicate(format: "pages >= %d", 1),
+            NSPredicate(format: "%d < pages", 3), NSPredicate(format: "%d < pages", 4),
+            NSPredicate(format: "title == %@", "a"), NSPredicate(format: "title == %@", "b"),
+            NSPredicate(format: "title ==[c] %@", "a"), NSPredicate(format: "author.title == %@", "a"),
+            NSPredicate(format: "pages > %d AND title == %@", 1, "x"),
+            NSPredicate(format: "pages > %d AND title == %@", 2, "y"),
+            NSPredicate(format: "pages > %d OR title == %@", 2, "y"),
+            NSPredicate(format: "NOT (pages > %d)", 2), NSPredicate(format: "entity == %@", "Book"),
+            NSPredicate(format: "entity == %@", "Novel"), NSPredicate(format: "title == nil"),
+            NSPredicate(format: "available == YES AND pages < %d", 3), NSPredicate(format: "title IN %@", ["a", "b"]),
+            NSPredicate(format: "ANY tags.name == %@", "x"), NSPredicate(format: "ANY tags.name == %@", "y"),
+            NSPredicate(format: "published < %@", Date(timeIntervalSinceReferenceDate: 5)),
+            NSPredicate(format: "pages BETWEEN {%d, %d}", 1, 5), NSPredicate(value: true),
+        ]
+        let nodes = try predicates.map { try PredicateConversion.node(of: $0) }
+        for a in nodes {
+            var values: [PredicateValue] = []
+            let shape = SQLiteQueryTemplates.parameterized(a, values: &values)
+            var collected: [PredicateValue] = []
+            let holds = SQLiteQueryTemplates.collectParameters(of: a, into: &collected)
+            #expect(collected == values, "\(a)")
+            #expect(holds == SQLiteQueryTemplates.holdsOnlyPlaceholders(shape), "\(a)")
+            for b in nodes {
+                var ignored: [PredicateValue] = []
+                let sameShape = shape == SQLiteQueryTemplates.parameterized(b, values: &ignored)
+                let keyA = SQLiteQueryTemplates.Shape(node: a)
+                let keyB = SQLiteQueryTemplates.Shape(node: b)
+                #expect((keyA == keyB) == sameShape, "\(a) | \(b)")
+                if sameShape { #expect(keyA.hashValue == keyB.hashValue, "\(a) | \(b)") }
+            }
+        }
+    }
+
     @Test func aKeyPathEndingInEntityIsToldWithoutSplittingIt() {
         let paths = [
             "entity", "author.entity", "entity.name", "entityName", "myentity", "author.myentity", "", ".", "..",

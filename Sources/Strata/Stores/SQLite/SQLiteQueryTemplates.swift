@@ -22,7 +22,114 @@ final class SQLiteQueryTemplates: @unchecked Sendable {
         var includesSubentities: Bool
         var sortKeys: [SortShape]
         var paged: Bool
-        var predicate: PredicateNode?
+        var predicate: Shape?
+    }
+
+    /// A predicate standing for its shape: hashed and compared with each parameter taken for
+    /// its kind only, which is what comparing the shapes `parameterized` makes gives, without
+    /// making that copy of the tree at every query. The table keeps the first query's tree.
+    struct Shape: Hashable {
+        let node: PredicateNode
+
+        func hash(into hasher: inout Hasher) { Self.hash(node, into: &hasher) }
+
+        static func == (a: Shape, b: Shape) -> Bool { same(a.node, b.node) }
+
+        private static func hash(_ node: PredicateNode, into hasher: inout Hasher) {
+            switch node {
+            case .constant(let flag):
+                hasher.combine(0 as UInt8)
+                hasher.combine(flag)
+            case .and(let parts), .or(let parts):
+                if case .and = node { hasher.combine(1 as UInt8) } else { hasher.combine(2 as UInt8) }
+                hasher.combine(parts.count)
+                for part in parts { hash(part, into: &hasher) }
+            case .not(let inner):
+                hasher.combine(3 as UInt8)
+                hash(inner, into: &hasher)
+            case .comparison(let comparison):
+                hasher.combine(4 as UInt8)
+                hasher.combine(comparison.op)
+                hasher.combine(comparison.modifier)
+                hasher.combine(comparison.options)
+                switch parameterSide(of: comparison) {
+                case .right(let value):
+                    hasher.combine(1 as UInt8)
+                    hasher.combine(comparison.left)
+                    hasher.combine(placeholder(value))
+                case .left(let value):
+                    hasher.combine(2 as UInt8)
+                    hasher.combine(placeholder(value))
+                    hasher.combine(comparison.right)
+                case nil:
+                    hasher.combine(0 as UInt8)
+                    hasher.combine(comparison.left)
+                    hasher.combine(comparison.right)
+                }
+            }
+        }
+
+        private static func same(_ a: PredicateNode, _ b: PredicateNode) -> Bool {
+            switch (a, b) {
+            case (.constant(let x), .constant(let y)): return x == y
+            case (.and(let x), .and(let y)), (.or(let x), .or(let y)):
+                guard x.count == y.count else { return false }
+                for (p, q) in zip(x, y) where !same(p, q) { return false }
+                return true
+            case (.not(let x), .not(let y)): return same(x, y)
+            case (.comparison(let x), .comparison(let y)):
+                guard x.op == y.op, x.modifier == y.modifier, x.options == y.options else { return false }
+                switch (parameterSide(of: x), parameterSide(of: y)) {
+                case (.right(let p), .right(let q)): return placeholder(p) == placeholder(q) && x.left == y.left
+                case (.left(let p), .left(let q)): return placeholder(p) == placeholder(q) && x.right == y.right
+                case (nil, nil): return x.left == y.left && x.right == y.right
+                default: return false
+                }
+            default: return false
+            }
+        }
+    }
+
+    /// The side of a comparison that is a parameter, with its value: the right one when both
+    /// could be (as `rewritingParameters` looks at the right first).
+    private enum ParameterSide {
+        case left(PredicateValue)
+        case right(PredicateValue)
+    }
+
+    private static func parameterSide(of comparison: ComparisonNode) -> ParameterSide? {
+        if isParameterSide(comparison.right, beside: comparison.left), case .constant(let value) = comparison.right {
+            return .right(value)
+        }
+        if isParameterSide(comparison.left, beside: comparison.right), case .constant(let value) = comparison.left {
+            return .left(value)
+        }
+        return nil
+    }
+
+    /// Appends the predicate's parameters to `values` in the order `parameterized` finds them,
+    /// and tells whether every other constant is `nil` or a Boolean (`holdsOnlyPlaceholders`
+    /// of its shape): one walk, making no tree.
+    static func collectParameters(of node: PredicateNode, into values: inout [PredicateValue]) -> Bool {
+        switch node {
+        case .constant: return true
+        case .and(let parts), .or(let parts):
+            var holds = true
+            for part in parts where !collectParameters(of: part, into: &values) { holds = false }
+            return holds
+        case .not(let inner): return collectParameters(of: inner, into: &values)
+        case .comparison(let comparison):
+            switch parameterSide(of: comparison) {
+            case .right(let value):
+                values.append(value)
+                return holdsOnlyPlaceholders(comparison.left)
+            case .left(let value):
+                values.append(value)
+                return holdsOnlyPlaceholders(comparison.right)
+            case nil:
+                return holdsOnlyPlaceholders(comparison.left) && holdsOnlyPlaceholders(comparison.right)
+            }
+        }
     }
 
     struct SortShape: Hashable {
@@ -59,15 +166,16 @@ final class SQLiteQueryTemplates: @unchecked Sendable {
         columns: String, plan: FetchPlan, compile: (FetchPlan) throws -> (String, [DatabaseValue])
     ) throws -> (String, [DatabaseValue]) {
         var values: [PredicateValue] = []
-        let shape = plan.predicate.map { Self.parameterized($0, values: &values) }
         // A constant that is no parameter and no `nil` or Boolean (an object, a collection, a
         // value inside a function, an entity's name) would make every query a shape of its own,
         // kept with its value and compiled twice: such plans compile once, as before.
-        if let shape, !Self.holdsOnlyPlaceholders(shape) { return try compile(plan) }
+        if let predicate = plan.predicate, !Self.collectParameters(of: predicate, into: &values) {
+            return try compile(plan)
+        }
         let key = Key(
             columns: columns, entity: ObjectIdentifier(plan.entity), includesSubentities: plan.includesSubentities,
             sortKeys: plan.sortKeys.map { SortShape(key: $0.key, ascending: $0.ascending, comparison: $0.comparison.rawValue) },
-            paged: plan.limit > 0 || plan.offset > 0, predicate: shape)
+            paged: plan.limit > 0 || plan.offset > 0, predicate: plan.predicate.map(Shape.init))
         switch entries.withLock({ $0[key] }) {
         case .template(let entity, let sql, let recipe) where entity === plan.entity:
             return (sql, Self.arguments(recipe, values: values))
@@ -77,6 +185,9 @@ final class SQLiteQueryTemplates: @unchecked Sendable {
             break
         }
         let compiled = try compile(plan)
+        var ordered: [PredicateValue] = []
+        let shape = plan.predicate.map { Self.parameterized($0, values: &ordered) }
+        assert(ordered == values, "the shape's parameters are those its key collected, in order")
         let entry = Self.entry(for: plan, shape: shape, values: values, compiled: compiled, compile: compile)
         entries.withLock { entries in
             if entries.count >= Self.capacity { entries.removeAll() }
