@@ -137,6 +137,8 @@ extension NSManagedObjectContext {
     typealias PendingChanges = (inserted: [NSManagedObject], updated: [NSManagedObject], deleted: Bool)
 
     func pendingChanges(for plan: FetchPlan) -> PendingChanges {
+        // A context without changes (most fetches): no set of entities made, no lists filtered.
+        if inserted.isEmpty && updated.isEmpty && deleted.isEmpty { return ([], [], false) }
         let entities = Set(plan.entities.map(ObjectIdentifier.init))
         let inserted = self.inserted.objects.filter { entities.contains(ObjectIdentifier($0.entity)) }
         let updated = self.updated.objects.filter {

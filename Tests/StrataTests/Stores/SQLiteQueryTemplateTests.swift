@@ -91,14 +91,14 @@ import Testing
             var values: [PredicateValue] = []
             let shape = SQLiteQueryTemplates.parameterized(a, values: &values)
             var collected: [PredicateValue] = []
-            let holds = SQLiteQueryTemplates.collectParameters(of: a, into: &collected)
+            let keyA = SQLiteQueryTemplates.shape(of: a, values: &collected)
+            #expect((keyA != nil) == SQLiteQueryTemplates.holdsOnlyPlaceholders(shape), "\(a)")
+            guard let keyA else { continue }
             #expect(collected == values, "\(a)")
-            #expect(holds == SQLiteQueryTemplates.holdsOnlyPlaceholders(shape), "\(a)")
             for b in nodes {
                 var ignored: [PredicateValue] = []
                 let sameShape = shape == SQLiteQueryTemplates.parameterized(b, values: &ignored)
-                let keyA = SQLiteQueryTemplates.Shape(node: a)
-                let keyB = SQLiteQueryTemplates.Shape(node: b)
+                guard let keyB = SQLiteQueryTemplates.shape(of: b, values: &ignored) else { continue }
                 #expect((keyA == keyB) == sameShape, "\(a) | \(b)")
                 if sameShape { #expect(keyA.hashValue == keyB.hashValue, "\(a) | \(b)") }
             }

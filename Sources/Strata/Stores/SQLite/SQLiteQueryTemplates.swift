@@ -23,70 +23,124 @@ final class SQLiteQueryTemplates: @unchecked Sendable {
         var sortKeys: [SortShape]
         var paged: Bool
         var predicate: Shape?
+
+        /// The column list is hashed by its length: it is the same few long strings for every
+        /// query of an entity, and hashing its text was a tenth of a template's lookup; equal
+        /// keys still compare it whole.
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(columns.utf8.count)
+            hasher.combine(entity)
+            hasher.combine(includesSubentities)
+            hasher.combine(sortKeys)
+            hasher.combine(paged)
+            hasher.combine(predicate)
+        }
     }
 
     /// A predicate standing for its shape: hashed and compared with each parameter taken for
     /// its kind only, which is what comparing the shapes `parameterized` makes gives, without
-    /// making that copy of the tree at every query. The table keeps the first query's tree.
+    /// making that copy of the tree at every query. Made by `shape(of:values:)` in the walk
+    /// that finds the parameters; the table keeps the first query's tree.
     struct Shape: Hashable {
         let node: PredicateNode
+        /// For each comparison, in the order of the walk: which side is a parameter, and of
+        /// what kind (`sideCode`).
+        let sides: [UInt8]
+        /// The shape's hash, taken in that walk.
+        let digest: Int
 
-        func hash(into hasher: inout Hasher) { Self.hash(node, into: &hasher) }
+        func hash(into hasher: inout Hasher) { hasher.combine(digest) }
 
-        static func == (a: Shape, b: Shape) -> Bool { same(a.node, b.node) }
-
-        private static func hash(_ node: PredicateNode, into hasher: inout Hasher) {
-            switch node {
-            case .constant(let flag):
-                hasher.combine(0 as UInt8)
-                hasher.combine(flag)
-            case .and(let parts), .or(let parts):
-                if case .and = node { hasher.combine(1 as UInt8) } else { hasher.combine(2 as UInt8) }
-                hasher.combine(parts.count)
-                for part in parts { hash(part, into: &hasher) }
-            case .not(let inner):
-                hasher.combine(3 as UInt8)
-                hash(inner, into: &hasher)
-            case .comparison(let comparison):
-                hasher.combine(4 as UInt8)
-                hasher.combine(comparison.op)
-                hasher.combine(comparison.modifier)
-                hasher.combine(comparison.options)
-                switch parameterSide(of: comparison) {
-                case .right(let value):
-                    hasher.combine(1 as UInt8)
-                    hasher.combine(comparison.left)
-                    hasher.combine(placeholder(value))
-                case .left(let value):
-                    hasher.combine(2 as UInt8)
-                    hasher.combine(placeholder(value))
-                    hasher.combine(comparison.right)
-                case nil:
-                    hasher.combine(0 as UInt8)
-                    hasher.combine(comparison.left)
-                    hasher.combine(comparison.right)
-                }
-            }
+        static func == (a: Shape, b: Shape) -> Bool {
+            guard a.digest == b.digest, a.sides == b.sides else { return false }
+            var next = 0
+            return same(a.node, b.node, sides: a.sides, next: &next)
         }
 
-        private static func same(_ a: PredicateNode, _ b: PredicateNode) -> Bool {
+        /// Whether two trees whose comparisons have the same parameter sides (`sides`) are
+        /// equal but for the parameters' values.
+        private static func same(_ a: PredicateNode, _ b: PredicateNode, sides: [UInt8], next: inout Int) -> Bool {
             switch (a, b) {
             case (.constant(let x), .constant(let y)): return x == y
             case (.and(let x), .and(let y)), (.or(let x), .or(let y)):
                 guard x.count == y.count else { return false }
-                for (p, q) in zip(x, y) where !same(p, q) { return false }
+                for (p, q) in zip(x, y) where !same(p, q, sides: sides, next: &next) { return false }
                 return true
-            case (.not(let x), .not(let y)): return same(x, y)
+            case (.not(let x), .not(let y)): return same(x, y, sides: sides, next: &next)
             case (.comparison(let x), .comparison(let y)):
+                let side = sides[next]
+                next += 1
                 guard x.op == y.op, x.modifier == y.modifier, x.options == y.options else { return false }
-                switch (parameterSide(of: x), parameterSide(of: y)) {
-                case (.right(let p), .right(let q)): return placeholder(p) == placeholder(q) && x.left == y.left
-                case (.left(let p), .left(let q)): return placeholder(p) == placeholder(q) && x.right == y.right
-                case (nil, nil): return x.left == y.left && x.right == y.right
-                default: return false
+                switch side >> 4 {
+                case 1: return x.left == y.left
+                case 2: return x.right == y.right
+                default: return x.left == y.left && x.right == y.right
                 }
             default: return false
             }
+        }
+    }
+
+    /// The predicate's shape, with its parameters appended to `values` in the order
+    /// `parameterized` finds them; `nil` when a constant that is no parameter is neither `nil`
+    /// nor a Boolean (`holdsOnlyPlaceholders` of the shape). One walk, making no tree.
+    static func shape(of node: PredicateNode, values: inout [PredicateValue]) -> Shape? {
+        var hasher = Hasher()
+        var sides: [UInt8] = []
+        guard walk(node, values: &values, sides: &sides, hasher: &hasher) else { return nil }
+        hasher.combine(sides)
+        return Shape(node: node, sides: sides, digest: hasher.finalize())
+    }
+
+    private static func walk(
+        _ node: PredicateNode, values: inout [PredicateValue], sides: inout [UInt8], hasher: inout Hasher
+    ) -> Bool {
+        switch node {
+        case .constant(let flag):
+            hasher.combine(flag ? 1 as UInt8 : 0)
+            return true
+        case .and(let parts), .or(let parts):
+            if case .and = node { hasher.combine(2 as UInt8) } else { hasher.combine(3 as UInt8) }
+            hasher.combine(parts.count)
+            var holds = true
+            for part in parts where !walk(part, values: &values, sides: &sides, hasher: &hasher) { holds = false }
+            return holds
+        case .not(let inner):
+            hasher.combine(4 as UInt8)
+            return walk(inner, values: &values, sides: &sides, hasher: &hasher)
+        case .comparison(let comparison):
+            hasher.combine(5 as UInt8)
+            hasher.combine(comparison.op)
+            hasher.combine(comparison.modifier)
+            hasher.combine(comparison.options)
+            switch parameterSide(of: comparison) {
+            case .right(let value):
+                values.append(value)
+                sides.append(1 << 4 | kindCode(value))
+                hasher.combine(comparison.left)
+                return holdsOnlyPlaceholders(comparison.left)
+            case .left(let value):
+                values.append(value)
+                sides.append(2 << 4 | kindCode(value))
+                hasher.combine(comparison.right)
+                return holdsOnlyPlaceholders(comparison.right)
+            case nil:
+                sides.append(0)
+                hasher.combine(comparison.left)
+                hasher.combine(comparison.right)
+                return holdsOnlyPlaceholders(comparison.left) && holdsOnlyPlaceholders(comparison.right)
+            }
+        }
+    }
+
+    /// A parameter's kind, as its placeholder stands for it.
+    private static func kindCode(_ value: PredicateValue) -> UInt8 {
+        switch value {
+        case .integer: 1
+        case .double: 2
+        case .string: 3
+        case .date: 4
+        default: 0
         }
     }
 
@@ -105,31 +159,6 @@ final class SQLiteQueryTemplates: @unchecked Sendable {
             return .left(value)
         }
         return nil
-    }
-
-    /// Appends the predicate's parameters to `values` in the order `parameterized` finds them,
-    /// and tells whether every other constant is `nil` or a Boolean (`holdsOnlyPlaceholders`
-    /// of its shape): one walk, making no tree.
-    static func collectParameters(of node: PredicateNode, into values: inout [PredicateValue]) -> Bool {
-        switch node {
-        case .constant: return true
-        case .and(let parts), .or(let parts):
-            var holds = true
-            for part in parts where !collectParameters(of: part, into: &values) { holds = false }
-            return holds
-        case .not(let inner): return collectParameters(of: inner, into: &values)
-        case .comparison(let comparison):
-            switch parameterSide(of: comparison) {
-            case .right(let value):
-                values.append(value)
-                return holdsOnlyPlaceholders(comparison.left)
-            case .left(let value):
-                values.append(value)
-                return holdsOnlyPlaceholders(comparison.right)
-            case nil:
-                return holdsOnlyPlaceholders(comparison.left) && holdsOnlyPlaceholders(comparison.right)
-            }
-        }
     }
 
     struct SortShape: Hashable {
@@ -166,16 +195,18 @@ final class SQLiteQueryTemplates: @unchecked Sendable {
         columns: String, plan: FetchPlan, compile: (FetchPlan) throws -> (String, [DatabaseValue])
     ) throws -> (String, [DatabaseValue]) {
         var values: [PredicateValue] = []
-        // A constant that is no parameter and no `nil` or Boolean (an object, a collection, a
-        // value inside a function, an entity's name) would make every query a shape of its own,
-        // kept with its value and compiled twice: such plans compile once, as before.
-        if let predicate = plan.predicate, !Self.collectParameters(of: predicate, into: &values) {
-            return try compile(plan)
+        var shapeKey: Shape?
+        if let predicate = plan.predicate {
+            // A constant that is no parameter and no `nil` or Boolean (an object, a collection,
+            // a value inside a function, an entity's name) would make every query a shape of its
+            // own, kept with its value and compiled twice: such plans compile once, as before.
+            guard let shape = Self.shape(of: predicate, values: &values) else { return try compile(plan) }
+            shapeKey = shape
         }
         let key = Key(
             columns: columns, entity: ObjectIdentifier(plan.entity), includesSubentities: plan.includesSubentities,
             sortKeys: plan.sortKeys.map { SortShape(key: $0.key, ascending: $0.ascending, comparison: $0.comparison.rawValue) },
-            paged: plan.limit > 0 || plan.offset > 0, predicate: plan.predicate.map(Shape.init))
+            paged: plan.limit > 0 || plan.offset > 0, predicate: shapeKey)
         switch entries.withLock({ $0[key] }) {
         case .template(let entity, let sql, let recipe) where entity === plan.entity:
             return (sql, Self.arguments(recipe, values: values))
