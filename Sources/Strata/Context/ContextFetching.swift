@@ -91,8 +91,8 @@ extension NSManagedObjectContext {
     func fetchPlan<T>(for request: NSFetchRequest<T>) throws -> FetchPlan {
         guard let model else { throw noStoreError }
         let entity =
-            request.entity.flatMap { model.entitiesByName[$0.name ?? ""] }
-            ?? request.entityName.flatMap { model.entitiesByName[$0] }
+            request.entity.flatMap { model.entity(named: $0.name ?? "") }
+            ?? request.entityName.flatMap { model.entity(named: $0) }
         guard let entity else {
             throw CoreDataError.make(
                 NSCoreDataError,
