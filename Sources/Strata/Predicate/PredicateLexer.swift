@@ -179,7 +179,7 @@ struct PredicateLexer {
             var filled = tokens
             for (number, specifier) in specifiers.enumerated() {
                 let token = tokens[specifier.token]
-                let text = PredicateLexer.text(of: scalars, token.start..<token.end)
+                var text: String { PredicateLexer.text(of: scalars, token.start..<token.end) }
                 guard number < arguments.count else {
                     throw PredicateLexer.error(
                         in: format, atScalar: token.start, expected: "an argument for \(text) (too few arguments)",

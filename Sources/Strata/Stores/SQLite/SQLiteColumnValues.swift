@@ -298,7 +298,9 @@ final class SQLiteRowDecoder {
         self.mapping = mapping
         self.expected = expected
         self.origin = store.idOrigin
-        if expected.entity.rootEntity.selfAndDescendants.count == 1 {
+        // One entity in the table: its root has no subentities (listing its descendants made
+        // an array at every fetch).
+        if expected.entity.rootEntity.subentities.isEmpty {
             let plan = mapping.rowPlan(for: expected)
             onlyPlan = plan
             destinations = Array(repeating: nil, count: plan.toOnes.count)
