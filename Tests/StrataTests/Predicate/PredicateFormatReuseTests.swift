@@ -53,11 +53,6 @@ import Testing
     }
 
     private static func error(_ format: String, _ arguments: [Any?]) -> PredicateSyntaxError? {
-        do {
-            _ = try PredicateParser.parsePredicate(format, arguments: arguments)
-            return nil
-        } catch {
-            return error
-        }
+        PredicateSyntaxErrorTests.error(format, arguments)
     }
 }

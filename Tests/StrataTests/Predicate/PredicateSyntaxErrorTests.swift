@@ -83,7 +83,8 @@ private typealias T = PredicateSyntaxTrees
         #expect(error?.found == input.found)
     }
 
-    private static func error(_ format: String, _ arguments: [Any?]) -> PredicateSyntaxError? {
+    /// The error parsing the format with the arguments reports, or `nil` when it parses.
+    static func error(_ format: String, _ arguments: [Any?]) -> PredicateSyntaxError? {
         do {
             _ = try PredicateParser.parsePredicate(format, arguments: arguments)
             return nil
