@@ -147,10 +147,10 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
         }
     }
 
-    /// Called after a rollback, refresh, undo, merge or merge policy put back values without
-    /// going through `setPrimitive`, and when a fault fires: each live view of the object whose
-    /// relationship no longer holds the members it copied copies the new ones. One load for an
-    /// object without views.
+    /// Called when a relationship is set whole (`setPrimitive`), after a rollback, refresh,
+    /// undo, merge or merge policy put back values, and when a fault fires: each live view of
+    /// the object whose relationship no longer holds the members it copied copies the new ones.
+    /// One load for an object without views.
     @inline(__always)
     final func keepLiveViewsCurrent() {
         if aside != nil { keepLiveViewsCurrentAside() }
@@ -447,9 +447,9 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
         if layout.isToMany(index) {
             let objects = Self.objects(in: value)
             noteRelationshipCopy(objects.count)
-            let replaced = ToManyMembers.held(in: values[index])
             values[index] = Self.toManyStorage(of: objects, given: value, ordered: layout.kinds[index] == .toMany(ordered: true))
-            replaced?.wereReplaced()
+            // A live view of the relationship copies its new members.
+            keepLiveViewsCurrent()
         } else if let stored = layout.storedTypes[index], PlainValues.containerType(value) == UInt(bitPattern: stored) {
             // Already in stored form (a value type's container names it exactly): typed
             // setters land here.

@@ -189,14 +189,6 @@ extension ToManyMembers {
         views = kept
     }
 
-    /// Tells the live views that the object's relationship no longer holds these members (it
-    /// was set whole), so that they copy its new ones.
-    func wereReplaced() {
-        guard let views else { return }
-        self.views = nil
-        for reference in views { reference.view?.membersWereReplaced(self) }
-    }
-
     private func tell(_ change: OrderedMembersChange) {
         guard let views else { return }
         for reference in views { reference.view?.membersChanged(self, change) }

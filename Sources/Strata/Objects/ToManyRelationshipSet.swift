@@ -124,8 +124,8 @@ final class ToManyRelationshipSet: NSMutableSet {
 /// filled when the view is made, and changed with each change of the relationship's members,
 /// whoever makes it (`ToManyMembers` tells its views). A relationship set whole gets new
 /// members; the view copies them when `setValue` replaces them, and when a rollback, refresh,
-/// undo, merge or merge policy puts back the relationship (its object keeps its live views for
-/// that: `keepLiveViewsCurrent()`). Keeping that copy costs an `NSMutableArray`
+/// undo, merge or merge policy puts back the relationship: its object keeps its live views and
+/// tells them (`keepLiveViewsCurrent()`). Keeping that copy costs an `NSMutableArray`
 /// insert per change, O(n): the generated accessors change the relationship without a view
 /// (`OrderedToManyEditor`), and a context keeps its last few views, so that calling
 /// `mutableOrderedSetValue(forKey:)` again does not copy the relationship again.
@@ -232,13 +232,6 @@ final class OrderedToManyRelationshipSet: NSMutableOrderedSet {
         case .removed(let index): super.removeObject(at: index)
         case .replaced(let index, let object): super.replaceObject(at: index, with: object)
         }
-    }
-
-    /// The relationship was set whole: its new members are copied.
-    func membersWereReplaced(_ members: ToManyMembers) {
-        guard members === mirrored else { return }
-        mirrored = nil
-        keepMirror()
     }
 
     override var count: Int {
