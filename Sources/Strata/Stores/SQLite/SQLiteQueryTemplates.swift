@@ -43,8 +43,8 @@ final class SQLiteQueryTemplates: @unchecked Sendable {
     /// that finds the parameters; the table keeps the first query's tree.
     struct Shape: Hashable {
         let node: PredicateNode
-        /// For each comparison, in the order of the walk: which side is a parameter, and of
-        /// what kind (`sideCode`).
+        /// For each comparison, in the order of the walk: which side is a parameter (the high
+        /// four bits: 1 the right, 2 the left, 0 neither) and of what kind (`kindCode`).
         let sides: [UInt8]
         /// The shape's hash, taken in that walk.
         let digest: Int
