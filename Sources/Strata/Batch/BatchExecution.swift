@@ -36,7 +36,7 @@ extension NSPersistentStoreCoordinator {
 
     /// The model's entity a request names.
     fileprivate func batchEntity(named name: String, given entity: NSEntityDescription?) throws -> NSEntityDescription {
-        let found = entity.flatMap { managedObjectModel.entitiesByName[$0.name ?? ""] } ?? managedObjectModel.entitiesByName[name]
+        let found = entity.flatMap { managedObjectModel.entity(named: $0.name ?? "") } ?? managedObjectModel.entity(named: name)
         guard let found else {
             throw CoreDataError.make(NSCoreDataError, "The batch request's entity \"\(name)\" is not in the coordinator's model.")
         }

@@ -122,7 +122,7 @@ extension NSEntityDescription {
         -> NSManagedObject
     {
         let entity =
-            context.model?.entitiesByName[entityName]
+            context.model?.entity(named: entityName)
             ?? {
                 let placeholder = NSEntityDescription()
                 placeholder.name = entityName
@@ -134,6 +134,6 @@ extension NSEntityDescription {
 
     /// The named entity of the context's model.
     public class func entity(forEntityName entityName: String, in context: NSManagedObjectContext) -> NSEntityDescription? {
-        context.model?.entitiesByName[entityName]
+        context.model?.entity(named: entityName)
     }
 }

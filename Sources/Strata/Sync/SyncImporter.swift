@@ -192,7 +192,7 @@ struct SyncImporter {
             state.known.contains(recordName)
             ? state.objects[recordName] : try metadata.read { db in try SyncMetadata.object(named: recordName, in: db) }
         guard let (entityName, primaryKey) = stored,
-            let entity = state.model.entitiesByName[entityName]
+            let entity = state.model.entity(named: entityName)
         else { return nil }
         let id = NSManagedObjectID(entity: entity, primaryKey: primaryKey, store: store)
         guard let object = try? context.existingObject(with: id), !object.isDeleted else { return nil }
@@ -397,11 +397,11 @@ struct SyncImporter {
 
     /// The entity a record's object belongs to: `CD_entityName`, else the record type's.
     private func entity(of record: RecordState, model: NSManagedObjectModel) -> NSEntityDescription? {
-        if case .string(let name) = record.fields[SyncRecordMapping.entityNameField], let entity = model.entitiesByName[name] {
+        if case .string(let name) = record.fields[SyncRecordMapping.entityNameField], let entity = model.entity(named: name) {
             return entity
         }
         guard record.recordType.hasPrefix("CD_") else { return nil }
-        return model.entitiesByName[String(record.recordType.dropFirst(3))]
+        return model.entity(named: String(record.recordType.dropFirst(3)))
     }
 
     private func applyLink(
