@@ -39,7 +39,9 @@ enum SimulationRun {
             do {
                 problems = try simulation.run()
             } catch {
-                problems = ["the schedule stopped on an error: \(error)"]
+                // In full: PostgresNIO's errors describe themselves as a generic line unless
+                // reflected, which hid what failed (a test database, no secret of an app's).
+                problems = ["the schedule stopped on an error: \(String(reflecting: error))"]
             }
             finish(server)
             outcome.schedules += 1
