@@ -14,6 +14,8 @@ import Foundation
 /// | `GET /v1/zones/{zone}/changes?since=T&limit=N&wait=S` | | `ChangesResponse` |
 /// | `POST /v1/zones/{zone}/query` | `QueryRequest` | `QueryResponse` |
 /// | `PUT /v1/zones/{zone}/assets/{sha256}` | the bytes | 204 (the hash is checked) |
+/// | `GET /v1/schema` | | `SchemaIndexes` |
+/// | `PUT /v1/schema` | `SchemaIndexes` | `SchemaIndexes` (adds indexes; built in the background) |
 /// | `GET /v1/zones/{zone}/assets/{sha256}` | | the bytes |
 ///
 /// Errors answer with `ErrorResponse` and the status codes of `SyncErrorCode`.
@@ -29,6 +31,9 @@ public enum SyncPaths {
     public static func changes(_ zone: String) -> String { "\(self.zone(zone))/changes" }
     public static func query(_ zone: String) -> String { "\(self.zone(zone))/query" }
     public static func asset(_ zone: String, sha256: String) -> String { "\(self.zone(zone))/assets/\(sha256)" }
+    /// The server's indexes of record fields (all users' zones share them, as a CloudKit
+    /// container's schema does).
+    public static let schema = "/v1/schema"
 
     /// A zone name as one path segment.
     static func escape(_ segment: String) -> String {
@@ -132,6 +137,59 @@ public struct QueryRequest: Hashable, Sendable, Codable {
         self.sort = sort
         self.limit = limit
         self.cursor = cursor
+    }
+}
+
+/// The indexes of record fields a server keeps, as CloudKit's schema marks fields: a
+/// *queryable* field answers `==`, `<`, `BEGINSWITH`, `IN`… from an index, a *sortable* one
+/// sorts from it. Indexes belong to the server (every user's zones), like a CloudKit
+/// container's schema; `PUT /v1/schema` adds the ones it names (never drops one) and answers
+/// with all of them. A new index is built in the background (`state` `building`, then
+/// `ready`); queries are answered without it until then, only slower.
+public struct SchemaIndexes: Hashable, Sendable, Codable {
+    public var indexes: [FieldIndex]
+
+    public init(indexes: [FieldIndex]) { self.indexes = indexes }
+}
+
+public struct FieldIndex: Hashable, Sendable, Codable {
+    /// `building` while PostgreSQL builds it, `ready` once queries use it, `failed` when the
+    /// build failed (a `PUT` of the same index tries again).
+    public enum State: String, Hashable, Sendable, Codable {
+        case building, ready, failed
+    }
+
+    public var recordType: String
+    public var field: String
+    /// The kind of the field's values the index orders (a zone whose field holds another
+    /// kind is answered without it).
+    public var kind: FieldValue.Kind
+    public var queryable: Bool
+    public var sortable: Bool
+    /// Set by the server in answers; ignored in requests.
+    public var state: State?
+
+    public init(
+        recordType: String, field: String, kind: FieldValue.Kind, queryable: Bool = true, sortable: Bool = true,
+        state: State? = nil
+    ) {
+        self.recordType = recordType
+        self.field = field
+        self.kind = kind
+        self.queryable = queryable
+        self.sortable = sortable
+        self.state = state
+    }
+
+    /// As synthesized, except that `state` is absent or a state, never `null`.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        recordType = try container.decode(String.self, forKey: .recordType)
+        field = try container.decode(String.self, forKey: .field)
+        kind = try container.decode(FieldValue.Kind.self, forKey: .kind)
+        queryable = try container.decodeIfPresent(Bool.self, forKey: .queryable) ?? false
+        sortable = try container.decodeIfPresent(Bool.self, forKey: .sortable) ?? false
+        state = container.contains(.state) ? try container.decode(State.self, forKey: .state) : nil
     }
 }
 
