@@ -42,6 +42,8 @@ struct StrataSyncLoad {
         let url = try await TestPostgres.shared.makeDatabase()
         var configuration = TestSyncServer.configuration(databaseURL: url)
         configuration.maxRecords = max(400, batchSize)
+        // A server's own default, not the tests' few.
+        configuration.maxDatabaseConnections = SyncServerConfiguration(databaseURL: url).maxDatabaseConnections
         let first = try await TestSyncServer.start(configuration: configuration)
         let second = try await TestSyncServer.start(configuration: configuration)
         let token = try await TestTokens.token(for: "load")

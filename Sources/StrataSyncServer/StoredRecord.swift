@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 import StrataSyncProtocol
 
 /// A record as the `records` table keeps it, and the merge of pushed changes into it.
@@ -84,6 +85,20 @@ struct StoredRecord: Sendable, Equatable {
         RecordState(
             recordType: recordType, recordName: recordName, fields: fields, clocks: clocks, deleted: deleted,
             deleteClock: deleteClock, serverSequence: serverSequence, changedBy: changedBy)
+    }
+}
+
+extension StoredRecord {
+    /// The `folded` column of a record: each string field's value as `[cd]` compares it (the
+    /// predicate evaluator's folding), where that differs from the value, as a JSON object.
+    static func foldedJSON(_ fields: [String: FieldValue]) throws -> String {
+        var folded: [String: String] = [:]
+        for (name, value) in fields {
+            guard case .string(let text) = value else { continue }
+            let fold = PredicateTreeAccess.fold(text, [.caseInsensitive, .diacriticInsensitive])
+            if !fold.unicodeScalars.elementsEqual(text.unicodeScalars) { folded[name] = fold }
+        }
+        return folded.isEmpty ? "{}" : try RecordJSON.encode(folded)
     }
 }
 

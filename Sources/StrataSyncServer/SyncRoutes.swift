@@ -85,6 +85,15 @@ struct SyncRoutes {
             let query = try await decode(QueryRequest.self, from: request)
             return JSONAnswer(try await store.query(query, owner: try context.requireUser(), zoneName: try zoneName(context)))
         }
+        v1.get("schema") { _, context in
+            _ = try context.requireUser()
+            return JSONAnswer(try await store.schemaIndexes())
+        }
+        v1.put("schema") { request, context in
+            _ = try context.requireUser()
+            let indexes = try await decode(SchemaIndexes.self, from: request)
+            return JSONAnswer(try await store.addIndexes(indexes))
+        }
         v1.put("zones/:zone/assets/:sha256") { request, context in
             let user = try context.requireUser()
             let bytes = try await body(of: request)

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import StrataSyncProtocol
 
 /// The server's own tables, made or brought up to date when an instance starts.
 ///
@@ -88,7 +89,76 @@ enum SyncSchema {
             ALTER TABLE records ADD COLUMN sole_writer text
             """
         ],
+        [
+            // Queries in SQL (issue 35): the `[cd]` folding of string fields, made in Swift by
+            // the predicate evaluator's own folding where it differs from the value (filled for
+            // older rows by `backfillFolded` in this step); the record names in the order
+            // queries sort them (code points, whatever the database's collation); the indexes
+            // `PUT /v1/schema` asked for.
+            """
+            ALTER TABLE records ADD COLUMN folded jsonb
+            """,
+            """
+            DROP INDEX records_by_type
+            """,
+            """
+            CREATE INDEX records_by_type ON records (zone_id, record_type, (record_name COLLATE "C")) WHERE NOT deleted
+            """,
+            """
+            CREATE TABLE field_indexes (
+                record_type text NOT NULL,
+                field text NOT NULL,
+                kind text NOT NULL,
+                queryable boolean NOT NULL,
+                sortable boolean NOT NULL,
+                index_name text NOT NULL UNIQUE,
+                state text NOT NULL DEFAULT 'building',
+                failure text,
+                created_at timestamptz NOT NULL DEFAULT now(),
+                PRIMARY KEY (record_type, field, kind)
+            )
+            """,
+        ],
     ]
+
+    /// Work in Swift that a step needs after its statements, in the same transaction, by the
+    /// step's number.
+    static let stepWork: [Int: @Sendable (PostgresConnection, Logger) async throws -> Void] = [
+        3: { connection, logger in try await backfillFolded(on: connection, logger: logger) }
+    ]
+
+    /// Fills `folded` of the rows written before step 3, a thousand rows a statement in
+    /// key order.
+    static func backfillFolded(on connection: PostgresConnection, logger: Logger) async throws {
+        var after: (Int64, String, String) = (Int64.min, "", "")
+        while true {
+            let rows = try await connection.query(
+                """
+                SELECT zone_id, record_type, record_name, fields::text FROM records
+                WHERE (zone_id, record_type, record_name) > (\(after.0), \(after.1), \(after.2))
+                ORDER BY zone_id, record_type, record_name LIMIT 1000
+                """, logger: logger)
+            var zones: [Int64] = []
+            var types: [String] = []
+            var names: [String] = []
+            var folded: [String] = []
+            for try await (zone, type, name, fields) in rows.decode((Int64, String, String, String).self) {
+                zones.append(zone)
+                types.append(type)
+                names.append(name)
+                folded.append(try StoredRecord.foldedJSON(WireJSON.decodeFields(from: fields)))
+                after = (zone, type, name)
+            }
+            guard !zones.isEmpty else { return }
+            try await connection.query(
+                """
+                UPDATE records SET folded = u.f::jsonb
+                FROM unnest(\(zones)::int8[], \(types)::text[], \(names)::text[], \(folded)::text[]) AS u(z, t, n, f)
+                WHERE records.zone_id = u.z AND records.record_type = u.t AND records.record_name = u.n
+                """, logger: logger)
+            if zones.count < 1000 { return }
+        }
+    }
 
     /// Brings the database up to the latest step.
     static func migrate(_ client: PostgresClient, logger: Logger) async throws {
@@ -112,6 +182,7 @@ enum SyncSchema {
                     for statement in step {
                         try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
                     }
+                    try await stepWork[index + 1]?(connection, logger)
                     try await connection.query(
                         "INSERT INTO strata_sync_migrations (version) VALUES (\(index + 1))", logger: logger)
                 }

@@ -19,7 +19,7 @@ public struct SyncServer: Sendable {
     public let configuration: SyncServerConfiguration
     public let logger: Logger
     private let database: PostgresClient
-    private let store: SyncStore
+    let store: SyncStore
 
     public init(configuration: SyncServerConfiguration, logger: Logger? = nil) throws {
         let logger =
@@ -90,7 +90,10 @@ public struct SyncServer: Sendable {
             router: router,
             configuration: ApplicationConfiguration(
                 address: .hostname(host, port: configuration.port), serverName: "strata-sync"),
-            services: [database, store.notifier, TombstonePurger(store: store, interval: configuration.tombstonePurgeInterval)],
+            services: [
+                database, store.notifier, TombstonePurger(store: store, interval: configuration.tombstonePurgeInterval),
+                IndexBuildService(store: store),
+            ],
             onServerRunning: { channel in
                 let url = "http://\(urlHost):\(channel.localAddress?.port ?? 0)"
                 logger.notice("strata-sync listening on \(url)")
@@ -100,6 +103,7 @@ public struct SyncServer: Sendable {
         )
         application.beforeServerStarts {
             try await SyncSchema.migrate(store.client, logger: logger)
+            store.indexBuilder.wake()
             await store.notifier.waitUntilListening()
         }
         return application

@@ -37,6 +37,15 @@ public struct SyncServerConfiguration: Sendable {
     /// How often each instance purges expired tombstones; nil never (tests call
     /// `SyncServer.purgeTombstones(olderThan:)` themselves).
     public var tombstonePurgeInterval: Duration? = .seconds(3600)
+    /// The longest a query's statement may run in PostgreSQL; past it the query answers 400
+    /// `limitExceeded` (an index on its fields is the remedy).
+    public var queryTimeout: Duration = .seconds(10)
+    /// The most rows one query request reads from PostgreSQL to check them in Swift (the
+    /// parts of a predicate SQL cannot decide); past it the query answers 400 `limitExceeded`.
+    public var maxQueryRowsExamined: Int = 1_000_000
+    /// The most field indexes (`PUT /v1/schema`) the server keeps; more answer 400
+    /// `limitExceeded`. Every index costs every push of its record type a little.
+    public var maxIndexes: Int = 64
     /// Database connections this instance keeps at most (the long-poll listener takes one more).
     public var maxDatabaseConnections: Int = 20
     public var logLevel: Logger.Level = .info

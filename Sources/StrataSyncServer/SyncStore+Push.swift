@@ -203,6 +203,7 @@ extension SyncStore {
         let types = records.map(\.recordType)
         let names = records.map(\.recordName)
         let fields = try records.map { try WireJSON.encode(fields: $0.fields) }
+        let folded = try records.map { try StoredRecord.foldedJSON($0.fields) }
         let clocks = records.map { WireJSON.encode(clocks: $0.clocks) }
         let deleted = records.map(\.deleted)
         let deleteClocks = records.map { $0.deleteClock?.description ?? "" }
@@ -211,12 +212,13 @@ extension SyncStore {
         try await connection.query(
             """
             INSERT INTO records (zone_id, record_type, record_name, fields, clocks, deleted, delete_clock, server_seq,
-                                 changed_by, sole_writer, updated_at)
-            SELECT \(zoneID), t, n, f::jsonb, c::jsonb, d, NULLIF(dc, ''), s, \(clientID), NULLIF(w, ''), now()
+                                 changed_by, sole_writer, updated_at, folded)
+            SELECT \(zoneID), t, n, f::jsonb, c::jsonb, d, NULLIF(dc, ''), s, \(clientID), NULLIF(w, ''), now(), fo::jsonb
             FROM unnest(\(types)::text[], \(names)::text[], \(fields)::text[], \(clocks)::text[], \(deleted)::bool[],
-                        \(deleteClocks)::text[], \(sequences)::int8[], \(soleWriters)::text[]) AS u(t, n, f, c, d, dc, s, w)
+                        \(deleteClocks)::text[], \(sequences)::int8[], \(soleWriters)::text[], \(folded)::text[])
+                AS u(t, n, f, c, d, dc, s, w, fo)
             ON CONFLICT (zone_id, record_type, record_name) DO UPDATE SET
-                fields = excluded.fields, clocks = excluded.clocks, deleted = excluded.deleted,
+                fields = excluded.fields, clocks = excluded.clocks, deleted = excluded.deleted, folded = excluded.folded,
                 delete_clock = excluded.delete_clock, server_seq = excluded.server_seq,
                 changed_by = excluded.changed_by, sole_writer = excluded.sole_writer, updated_at = excluded.updated_at
             """, logger: logger)

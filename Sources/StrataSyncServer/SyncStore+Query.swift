@@ -8,15 +8,18 @@ extension SyncStore {
     /// `CKQuery` on the server: the zone's live records of one type that match the predicate,
     /// sorted, a page at a time.
     ///
-    /// The predicate is parsed with Strata's own parser (the language `NSPredicate(format:)`
-    /// reads on the client) and evaluated in Swift over the records, read from PostgreSQL page
-    /// by page in record-name order: correctness first, since Strata's evaluator already
-    /// knows every operator, modifier (`[cd]`), and the number and date comparisons that a
-    /// translation to SQL over JSONB would have to redo. The cost is reading every live record
-    /// of the type per query; an index on JSONB paths can come later for simple predicates.
+    /// The predicate is parsed by Strata's parser and compiled to a PostgreSQL condition
+    /// (`QueryCompiler`) over the typed values of the fields, which the indexes of
+    /// `PUT /v1/schema` serve; sorting and the page's limit are SQL too. Each row the condition
+    /// lets through is checked with Strata's evaluator, so what SQL cannot decide (`MATCHES`,
+    /// `[c]` alone…) is decided in Swift — on rows streamed a batch at a time, never a whole
+    /// zone: the server holds at most a page of matches and one batch of rows.
     ///
-    /// The cursor is the position in the sorted matches plus a fingerprint of the query, so
-    /// a cursor sent with another query is a 400.
+    /// The cursor is the position of the page's last record in the sort order (its sort values
+    /// and name: a keyset), so a page follows the one before it however records were written
+    /// between them, and it carries a fingerprint of the query: a cursor sent with another
+    /// query is a 400. A statement that runs past `queryTimeout`, or a request that reads more
+    /// than `maxQueryRowsExamined` rows, answers 400 `limitExceeded`.
     func query(_ request: QueryRequest, owner: String, zoneName: String) async throws -> QueryResponse {
         guard RequestValidation.isIdentifier(request.recordType) else {
             throw SyncError.badRequest("Bad record type: letters, digits and '_', at most 255.")
@@ -24,46 +27,114 @@ extension SyncStore {
         for key in request.sort where !(RequestValidation.isIdentifier(key.field) || key.field == "recordName") {
             throw SyncError.badRequest("Bad sort field \(key.field.prefix(64)).")
         }
+        guard request.sort.count <= 8 else { throw SyncError.badRequest("At most 8 sort keys.") }
         let predicate = try Self.predicate(request.predicate)
         let limit = min(max(request.limit ?? configuration.maxRecords, 1), configuration.maxRecords)
         let fingerprint = Self.fingerprint(of: request)
-        let offset = try request.cursor.map { try QueryCursor(decoding: $0, fingerprint: fingerprint).offset } ?? 0
         let zone = try await zone(owner: owner, name: zoneName)
+        let kinds = zone.schema[request.recordType] ?? [:]
+        let order = QueryOrder(request.sort, kinds: kinds)
+        let start = try request.cursor.map {
+            try QueryCursor(decoding: $0, fingerprint: fingerprint, order: order).position
+        }
+        var compiler = QueryCompiler(kinds: kinds)
+        let condition = compiler.compile(predicate)
+        if condition == .none { return QueryResponse(records: [], cursor: nil) }
+        let plan = QueryPlan(
+            zoneID: zone.id, recordType: request.recordType, condition: condition, bindings: compiler.bindings, order: order)
 
-        var matches: [StoredRecord] = []
-        var after = ""
-        let pageSize = 500
-        while true {
-            let rows = try await client.query(
-                """
-                SELECT record_type, record_name, fields::text, clocks::text, deleted, delete_clock, server_seq, changed_by
-                FROM records WHERE zone_id = \(zone.id) AND record_type = \(request.recordType) AND NOT deleted
-                AND record_name > \(after) ORDER BY record_name LIMIT \(pageSize)
-                """, logger: logger)
-            var count = 0
-            for try await row in rows.decode(RecordRow.self) {
-                count += 1
-                let record = try Self.record(row)
-                after = record.recordName
-                if predicate.evaluate(with: Self.predicateObject(record)) {
-                    matches.append(record)
+        let maxExamined = configuration.maxQueryRowsExamined
+        return try await withQueryTimeout { connection in
+            var matches: [(record: StoredRecord, keys: [String?])] = []
+            var position = start
+            var examined = 0
+            while matches.count <= limit {
+                let wanted = limit + 1 - matches.count
+                let batch = condition.isExact ? wanted : max(wanted, 1000)
+                let rows = try await connection.query(plan.statement(after: position, limit: batch), logger: logger)
+                var count = 0
+                for try await row in rows.decode(QueryRow.self) {
+                    count += 1
+                    examined += 1
+                    let record = try Self.record((row.0, row.1, row.2, row.3, row.4, row.5, row.6, row.7))
+                    let keys = try QueryOrder.keys(from: row.8, count: order.keys.count)
+                    position = QueryCursor.Position(keys: keys, recordName: record.recordName)
+                    if PredicateTreeAccess.evaluate(predicate, with: Self.predicateObject(record)) {
+                        matches.append((record, keys))
+                        // One past the page says whether there is a next one.
+                        if matches.count > limit { break }
+                    } else if examined >= maxExamined {
+                        throw SyncError(
+                            .limitExceeded,
+                            "The query read \(examined) records without filling a page: narrow it, or index its fields (PUT /v1/schema)."
+                        )
+                    }
+                }
+                if matches.count > limit || count < batch { break }
+            }
+            let page = matches.prefix(limit)
+            var cursor: String?
+            if matches.count > limit, let last = page.last {
+                cursor =
+                    QueryCursor(
+                        position: .init(keys: last.keys, recordName: last.record.recordName), fingerprint: fingerprint
+                    ).encoded
+            }
+            return QueryResponse(records: page.map(\.record.state), cursor: cursor)
+        }
+    }
+
+    /// PostgreSQL's plan of the first statement a query runs (`EXPLAIN`), for tests and for
+    /// whoever wonders why a query is slow.
+    func explain(_ request: QueryRequest, owner: String, zoneName: String) async throws -> String {
+        let zone = try await zone(owner: owner, name: zoneName)
+        let kinds = zone.schema[request.recordType] ?? [:]
+        var compiler = QueryCompiler(kinds: kinds)
+        let condition = compiler.compile(try Self.predicate(request.predicate))
+        let plan = QueryPlan(
+            zoneID: zone.id, recordType: request.recordType, condition: condition, bindings: compiler.bindings,
+            order: QueryOrder(request.sort, kinds: kinds))
+        let limit = min(max(request.limit ?? configuration.maxRecords, 1), configuration.maxRecords)
+        var statement = plan.statement(after: nil, limit: condition.isExact ? limit + 1 : max(limit + 1, 1000))
+        statement.sql = "EXPLAIN " + statement.sql
+        let explained = statement
+        return try await withQueryTimeout { connection in
+            var lines: [String] = []
+            for try await line in try await connection.query(explained, logger: logger).decode(String.self) {
+                lines.append(line)
+            }
+            return lines.joined(separator: "\n")
+        }
+    }
+
+    /// Runs `body` in a transaction whose statements stop after `queryTimeout` (400
+    /// `limitExceeded` then).
+    private func withQueryTimeout<Result: Sendable>(
+        _ body: @Sendable (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
+        let timeout = configuration.queryTimeout.components
+        let milliseconds = max(1, Int(timeout.seconds) * 1000 + Int(timeout.attoseconds / 1_000_000_000_000_000))
+        do {
+            return try await client.withConnection { connection in
+                try await connection.inTransaction(logger: logger) { connection in
+                    try await connection.query(
+                        PostgresQuery(unsafeSQL: "SET LOCAL statement_timeout = \(milliseconds)"), logger: logger)
+                    return try await body(connection)
                 }
             }
-            if count < pageSize { break }
+        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "57014" {
+            throw SyncError(
+                .limitExceeded, "The query ran longer than \(milliseconds) ms: narrow it, or index its fields (PUT /v1/schema).")
         }
-        matches.sort { Self.precedes($0, $1, by: request.sort) }
-        let page = matches.dropFirst(offset).prefix(limit)
-        let nextOffset = offset + page.count
-        let cursor = nextOffset < matches.count ? QueryCursor(offset: nextOffset, fingerprint: fingerprint).encoded : nil
-        return QueryResponse(records: page.map(\.state), cursor: cursor)
     }
+
+    /// A row of a query: the record and its sort values as a JSON array of text.
+    typealias QueryRow = (String, String, String, String, Bool, String?, Int64, String?, String)
 
     /// The request's predicate, parsed by Strata; 400 with the parser's message when it is
     /// not one.
-    static func predicate(_ format: String?) throws -> NSPredicate {
-        guard let format, !format.trimmingCharacters(in: .whitespaces).isEmpty else {
-            return try NSPredicate.parse(format: "TRUEPREDICATE")
-        }
+    static func predicate(_ format: String?) throws -> PredicateNode {
+        guard let format, !format.trimmingCharacters(in: .whitespaces).isEmpty else { return .constant(true) }
         guard format.utf8.count <= 8 * 1024 else { throw SyncError.badRequest("The predicate is too long.") }
         // The parser recurses once per nesting level: a bound keeps a hostile predicate from
         // exhausting the stack. (Brackets inside string constants count too; no real
@@ -78,7 +149,7 @@ extension SyncStore {
             }
         }
         do {
-            return try NSPredicate.parse(format: format)
+            return try PredicateTreeAccess.parse(format)
         } catch {
             throw SyncError.badRequest("Bad predicate: \(error)")
         }
@@ -111,52 +182,6 @@ extension SyncStore {
         }
     }
 
-    /// Sort order: each key in turn (nil first when ascending, as Core Data's SQLite store
-    /// sorts), then the record name, so that pages never overlap.
-    static func precedes(_ lhs: StoredRecord, _ rhs: StoredRecord, by keys: [SortKey]) -> Bool {
-        for key in keys {
-            let left = key.field == "recordName" ? .string(lhs.recordName) : lhs.fields[key.field] ?? .null
-            let right = key.field == "recordName" ? .string(rhs.recordName) : rhs.fields[key.field] ?? .null
-            let order = compare(left, right)
-            if order != .orderedSame {
-                return key.ascending ? order == .orderedAscending : order == .orderedDescending
-            }
-        }
-        return lhs.recordName < rhs.recordName
-    }
-
-    static func compare(_ lhs: FieldValue, _ rhs: FieldValue) -> ComparisonResult {
-        switch (sortKey(lhs), sortKey(rhs)) {
-        case (.none, .none): return .orderedSame
-        case (.none, _): return .orderedAscending
-        case (_, .none): return .orderedDescending
-        case (.number(let a), .number(let b)): return a < b ? .orderedAscending : a > b ? .orderedDescending : .orderedSame
-        case (.text(let a), .text(let b)): return a < b ? .orderedAscending : a > b ? .orderedDescending : .orderedSame
-        case (.number, .text): return .orderedAscending
-        case (.text, .number): return .orderedDescending
-        }
-    }
-
-    private enum SortValue {
-        case none
-        case number(Double)
-        case text(String)
-    }
-
-    private static func sortKey(_ value: FieldValue) -> SortValue {
-        switch value {
-        case .null: .none
-        case .int(let number): .number(Double(number))
-        case .double(let number), .date(let number): .number(number)
-        case .bool(let flag): .number(flag ? 1 : 0)
-        case .decimal(let text): Double(text).map(SortValue.number) ?? .text(text)
-        case .string(let text), .reference(let text), .url(let text): .text(text)
-        case .uuid(let uuid): .text(uuid.uuidString)
-        case .bytes(let data): .text(data.base64EncodedString())
-        case .asset(let reference): .text(reference.sha256)
-        }
-    }
-
     static func fingerprint(of request: QueryRequest) -> String {
         var key = request
         key.limit = nil
@@ -166,29 +191,45 @@ extension SyncStore {
     }
 }
 
-/// Where a query's next page starts, tied to the query it continues.
+/// Where a query's next page starts, tied to the query it continues: the sort values (as
+/// PostgreSQL writes them in text) and the name of the last record of the page before.
 struct QueryCursor: Codable {
-    var offset: Int
+    struct Position: Codable, Equatable {
+        var keys: [String?]
+        var recordName: String
+
+        private enum CodingKeys: String, CodingKey {
+            case keys = "k"
+            case recordName = "n"
+        }
+    }
+
+    var position: Position
     var fingerprint: String
 
     private enum CodingKeys: String, CodingKey {
-        case offset = "o"
+        case position = "p"
         case fingerprint = "q"
     }
 
-    init(offset: Int, fingerprint: String) {
-        self.offset = offset
+    init(position: Position, fingerprint: String) {
+        self.position = position
         self.fingerprint = fingerprint
     }
 
-    init(decoding text: String, fingerprint: String) throws {
+    /// The position a cursor names; 400 for a cursor this server did not issue for this query
+    /// (or whose values are not of the kinds the sort reads now).
+    init(decoding text: String, fingerprint: String, order: QueryOrder) throws {
         var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        guard text.count <= 1024, let data = Data(base64Encoded: base64),
-            let cursor = try? JSONDecoder().decode(QueryCursor.self, from: data), cursor.offset >= 0
+        guard text.count <= 16 * 1024, let data = Data(base64Encoded: base64),
+            let cursor = try? JSONDecoder().decode(QueryCursor.self, from: data)
         else { throw SyncError.badRequest("The cursor is not one this server issued.") }
         guard cursor.fingerprint == fingerprint else {
             throw SyncError.badRequest("The cursor belongs to another query.")
+        }
+        guard order.accepts(cursor.position) else {
+            throw SyncError.badRequest("The cursor does not fit this zone's fields any more: start the query again.")
         }
         self = cursor
     }

@@ -14,6 +14,8 @@ final class SyncStore: Sendable {
     let logger: Logger
     let configuration: SyncServerConfiguration
     let notifier: ChangeNotifier
+    /// Builds the indexes of `PUT /v1/schema` in the background.
+    let indexBuilder = IndexBuilder()
 
     /// The channel of `NOTIFY` that carries "zone N changed" between instances.
     static let notificationChannel = "strata_sync_changes"

@@ -47,6 +47,12 @@ struct StrataSyncCommand: AsyncParsableCommand {
     @Option(help: "Days tombstones are kept before clients behind them must resync [STRATA_SYNC_TOMBSTONE_DAYS; default 30]")
     var tombstoneDays: Double?
 
+    @Option(help: "Database connections of this instance at most [STRATA_SYNC_MAX_DATABASE_CONNECTIONS; default 20]")
+    var maxDatabaseConnections: Int?
+
+    @Option(help: "Seconds a query's statement may run before it answers 400 [STRATA_SYNC_QUERY_TIMEOUT; default 10]")
+    var queryTimeout: Double?
+
     @Option(help: "trace, debug, info, notice, warning, error or critical [LOG_LEVEL; default info]")
     var logLevel: String?
 
@@ -79,11 +85,20 @@ struct StrataSyncCommand: AsyncParsableCommand {
         if let days = try tombstoneDays ?? number(environment["STRATA_SYNC_TOMBSTONE_DAYS"], "STRATA_SYNC_TOMBSTONE_DAYS") {
             configuration.tombstoneRetention = .seconds(days * 86_400)
         }
+        configuration.maxDatabaseConnections =
+            try maxDatabaseConnections
+            ?? number(environment["STRATA_SYNC_MAX_DATABASE_CONNECTIONS"], "STRATA_SYNC_MAX_DATABASE_CONNECTIONS")
+            ?? configuration.maxDatabaseConnections
+        if let seconds = try queryTimeout ?? number(environment["STRATA_SYNC_QUERY_TIMEOUT"], "STRATA_SYNC_QUERY_TIMEOUT") {
+            guard seconds > 0, seconds <= 86_400 else { throw ValidationError("The query timeout is 0…86400 seconds.") }
+            configuration.queryTimeout = .milliseconds(Int64((seconds * 1000).rounded(.up)))
+        }
         if let level = logLevel ?? environment["LOG_LEVEL"] {
             guard let parsed = Logger.Level(rawValue: level) else { throw ValidationError("Unknown log level \(level).") }
             configuration.logLevel = parsed
         }
         guard configuration.maxBodyBytes > 0, configuration.maxRecords > 0, configuration.rateLimit >= 0,
+            configuration.maxDatabaseConnections > 0,
             (0...65535).contains(configuration.port)
         else { throw ValidationError("Limits must be positive and the port 0…65535.") }
 

@@ -125,11 +125,20 @@ public actor TestPostgres {
             host: host, port: components.port ?? 5432, username: components.user ?? "postgres",
             password: components.password, database: try database ?? databaseName(of: url), tls: .disable)
         let logger = Logger(label: "test-postgres")
-        let connection = try await PostgresConnection.connect(configuration: configuration, id: 2, logger: logger)
+        // PostgresNIO's errors print a generic line; the test's report needs what failed.
+        let connection: PostgresConnection
+        do {
+            connection = try await PostgresConnection.connect(configuration: configuration, id: 2, logger: logger)
+        } catch {
+            throw TestPostgresError(message: "Connecting to the test database failed: \(String(reflecting: error))")
+        }
         do {
             let result = try await body(connection, logger)
             try await connection.close()
             return result
+        } catch let error as PSQLError {
+            try? await connection.close()
+            throw TestPostgresError(message: String(reflecting: error))
         } catch {
             try? await connection.close()
             throw error

@@ -32,6 +32,9 @@ public final class TestSyncServer: Sendable {
         configuration.rateLimit = 0
         configuration.tombstonePurgeInterval = nil
         configuration.logLevel = .warning
+        // Tests run in parallel, each with its own servers, against one cluster whose
+        // `max_connections` is 100: a server of a test needs few.
+        configuration.maxDatabaseConnections = 4
         return configuration
     }
 

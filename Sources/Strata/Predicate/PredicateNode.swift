@@ -3,7 +3,7 @@ import Foundation
 /// A predicate as Strata holds it: the tree a format string parses to, that the SQL compiler,
 /// the in-memory evaluator and the format printer all read. `NSPredicate`,
 /// `NSComparisonPredicate`, `NSCompoundPredicate` and `NSExpression` are views of it.
-indirect enum PredicateNode: Hashable, Sendable {
+package indirect enum PredicateNode: Hashable, Sendable {
     /// `TRUEPREDICATE` / `FALSEPREDICATE`.
     case constant(Bool)
     case comparison(ComparisonNode)
@@ -17,9 +17,9 @@ indirect enum PredicateNode: Hashable, Sendable {
 
 /// A comparison: `left OPERATOR[options] right`, possibly under `ANY`/`ALL` (and `NONE`,
 /// which parses to `NOT ANY`).
-struct ComparisonNode: Hashable, Sendable {
+package struct ComparisonNode: Hashable, Sendable {
     /// The operators, with the raw values of `NSComparisonPredicate.Operator`.
-    enum Operator: UInt, Hashable, Sendable, CaseIterable {
+    package enum Operator: UInt, Hashable, Sendable, CaseIterable {
         case lessThan = 0
         case lessThanOrEqualTo = 1
         case greaterThan = 2
@@ -36,30 +36,31 @@ struct ComparisonNode: Hashable, Sendable {
     }
 
     /// `ANY`/`SOME` and `ALL`, with the raw values of `NSComparisonPredicate.Modifier`.
-    enum Modifier: UInt, Hashable, Sendable {
+    package enum Modifier: UInt, Hashable, Sendable {
         case direct = 0
         case all = 1
         case any = 2
     }
 
     /// `[c]`, `[d]`, `[n]`, `[l]`, with the raw values of `NSComparisonPredicate.Options`.
-    struct Options: OptionSet, Hashable, Sendable {
-        let rawValue: UInt
-        static let caseInsensitive = Options(rawValue: 1)
-        static let diacriticInsensitive = Options(rawValue: 2)
-        static let normalized = Options(rawValue: 4)
-        static let localeSensitive = Options(rawValue: 8)
+    package struct Options: OptionSet, Hashable, Sendable {
+        package let rawValue: UInt
+        package init(rawValue: UInt) { self.rawValue = rawValue }
+        package static let caseInsensitive = Options(rawValue: 1)
+        package static let diacriticInsensitive = Options(rawValue: 2)
+        package static let normalized = Options(rawValue: 4)
+        package static let localeSensitive = Options(rawValue: 8)
     }
 
-    var left: ExpressionNode
-    var op: Operator
-    var right: ExpressionNode
-    var modifier: Modifier = .direct
-    var options: Options = []
+    package var left: ExpressionNode
+    package var op: Operator
+    package var right: ExpressionNode
+    package var modifier: Modifier = .direct
+    package var options: Options = []
 }
 
 /// An expression: the operand of a comparison (`NSExpression`).
-indirect enum ExpressionNode: Hashable, Sendable {
+package indirect enum ExpressionNode: Hashable, Sendable {
     /// A literal or an argument: `"text"`, `42`, `nil`, `%@`.
     case constant(PredicateValue)
     /// `SELF`: the object being evaluated.
@@ -91,14 +92,14 @@ indirect enum ExpressionNode: Hashable, Sendable {
     /// `ANYKEY`.
     case anyKey
 
-    enum IndexKind: Hashable, Sendable {
+    package enum IndexKind: Hashable, Sendable {
         case first
         case last
         case size
         case expression(ExpressionNode)
     }
 
-    enum SetOperation: String, Hashable, Sendable {
+    package enum SetOperation: String, Hashable, Sendable {
         case union = "UNION"
         case intersect = "INTERSECT"
         case minus = "MINUS"
@@ -107,7 +108,7 @@ indirect enum ExpressionNode: Hashable, Sendable {
 
 /// A constant value of a predicate: literals of the format string and the values of its
 /// arguments.
-indirect enum PredicateValue: Hashable, Sendable {
+package indirect enum PredicateValue: Hashable, Sendable {
     case null
     case bool(Bool)
     case integer(Int64)
@@ -132,17 +133,17 @@ indirect enum PredicateValue: Hashable, Sendable {
 /// An object inside a predicate, compared by `isEqual` and hashed by `hash` when it is an
 /// `NSObject`, by identity otherwise. Objects are only read on the thread of the predicate's
 /// evaluation, as Core Data requires of managed objects.
-final class PredicateObject: Hashable, @unchecked Sendable {
-    let object: AnyObject
+package final class PredicateObject: Hashable, @unchecked Sendable {
+    package let object: AnyObject
 
     init(_ object: AnyObject) { self.object = object }
 
-    static func == (lhs: PredicateObject, rhs: PredicateObject) -> Bool {
+    package static func == (lhs: PredicateObject, rhs: PredicateObject) -> Bool {
         if let left = lhs.object as? NSObject, let right = rhs.object as? NSObject { return left.isEqual(right) }
         return lhs.object === rhs.object
     }
 
-    func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         if let object = object as? NSObject {
             hasher.combine(object.hash)
         } else {

@@ -40,7 +40,8 @@ final class SyncServerProcess: Sendable {
         guard let executable else { throw TestPostgresError(message: "strata-sync is not built beside the tests") }
         let process = Process()
         process.executableURL = executable
-        process.arguments = ["--port", String(port)] + extraArguments
+        // Few connections: the whole suite's servers share the test cluster's 100.
+        process.arguments = ["--port", String(port), "--max-database-connections", "4"] + extraArguments
         var environment = ProcessInfo.processInfo.environment
         environment["DATABASE_URL"] = databaseURL
         environment["STRATA_SYNC_JWT_SECRET"] = TestTokens.secret
