@@ -174,11 +174,21 @@ struct QueryCompiler {
         _ operand: Operand, _ op: ComparisonNode.Operator, _ constant: PredicateConstant,
         _ options: ComparisonNode.Options, _ modifier: ComparisonNode.Modifier
     ) -> Condition {
+        // PostgreSQL's text holds no NUL (nor do stored fields): such a constant is left to Swift.
+        if Self.holdsNUL(constant) { return .all(exact: false) }
         let direct = compile(operand, op, constant, options)
         switch modifier {
         case .direct: return direct
         case .any: return Self.and([notNil(operand), direct])
         case .all: return Self.or([isNil(operand), direct])
+        }
+    }
+
+    private static func holdsNUL(_ constant: PredicateConstant) -> Bool {
+        switch constant {
+        case .string(let text): text.utf8.contains(0)
+        case .collection(let elements): elements.contains(where: holdsNUL)
+        default: false
         }
     }
 

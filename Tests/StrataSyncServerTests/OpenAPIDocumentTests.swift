@@ -19,6 +19,7 @@ struct OpenAPIDocumentTests {
         let paths = [
             SyncPaths.health, SyncPaths.zones, SyncPaths.zone("{zone}"), SyncPaths.push("{zone}"),
             SyncPaths.changes("{zone}"), SyncPaths.query("{zone}"), SyncPaths.asset("{zone}", sha256: "{sha256}"),
+            SyncPaths.schema,
         ].map { $0.replacingOccurrences(of: "%7B", with: "{").replacingOccurrences(of: "%7D", with: "}") }
         for path in paths {
             #expect(text.contains("\n  \(path):"), "missing path \(path)")
@@ -55,6 +56,8 @@ struct OpenAPIDocumentTests {
             "putAsset": ["204", "400", "401", "404", "413", "429", "500"],
             // A bad zone name answers 400 before the asset is looked for.
             "getAsset": ["200", "400", "401", "404", "429", "500"],
+            "getSchema": ["200", "401", "429", "500"],
+            "putSchema": ["200", "400", "401", "413", "429", "500"],
         ]
         for (operation, statuses) in expected {
             #expect(Self.statuses(of: operation, in: text) == statuses, "\(operation)")
