@@ -134,8 +134,12 @@ open class NSPersistentCloudKitContainer: NSPersistentContainer, @unchecked Send
 
     /// Checks that the model can sync as CloudKit's mirroring requires (no uniqueness
     /// constraints, optional relationships with inverses, no Deny delete rule) and, with
-    /// `.printSchema`, prints the record types and fields it makes. Strata's server takes
-    /// additive schema changes from pushes, so there is nothing to upload.
+    /// `.printSchema`, prints the record types and fields it makes and the fields it indexes.
+    /// Strata's server takes additive schema changes from pushes; what it is told here is
+    /// which fields to index: each attribute the model indexes (`isIndexed`, or an element of
+    /// a fetch index) becomes a queryable and sortable field on every store's sync server
+    /// (`PUT /v1/schema`; not with `.dryRun`), as CloudKit's dashboard marks them. Blocks
+    /// until the servers answer, as Apple's does; throws the first failure.
     open func initializeCloudKitSchema(options: NSPersistentCloudKitContainerSchemaInitializationOptions = []) throws {
         var problems: [String] = []
         var lines: [String] = []
@@ -158,15 +162,29 @@ open class NSPersistentCloudKitContainer: NSPersistentContainer, @unchecked Send
                 )
             }
         }
+        let indexes = SyncRecordMapping.indexes(of: managedObjectModel)
         if options.contains(.printSchema) {
-            print(
-                (lines + ["CDMR: CD_entity1, CD_entity2, CD_recordName1, CD_recordName2, CD_relationship1, CD_relationship2"])
-                    .joined(separator: "\n"))
+            lines.append("CDMR: CD_entity1, CD_entity2, CD_recordName1, CD_recordName2, CD_relationship1, CD_relationship2")
+            if !indexes.isEmpty {
+                lines.append(
+                    "Indexed (queryable, sortable): "
+                        + indexes.map { "\($0.recordType).\($0.field) (\($0.kind.rawValue))" }.joined(separator: ", "))
+            }
+            print(lines.joined(separator: "\n"))
         }
         guard problems.isEmpty else {
             throw CoreDataError.make(
                 NSValidationMultipleErrorsError,
                 "The model cannot be mirrored: \(problems.joined(separator: "; ")).")
+        }
+        guard !options.contains(.dryRun), !indexes.isEmpty else { return }
+        var servers: [URL: SyncServerClient] = [:]
+        for description in persistentStoreDescriptions {
+            guard let sync = description.cloudKitContainerOptions, let url = sync.serverURL else { continue }
+            servers[url] = SyncServerClient(serverURL: url, tokenProvider: sync.tokenProvider)
+        }
+        for client in servers.values {
+            _ = try BlockingWait.run { try await client.addIndexes(indexes) }
         }
     }
 

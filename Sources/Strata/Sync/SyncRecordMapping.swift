@@ -126,6 +126,44 @@ enum SyncRecordMapping {
         }
     }
 
+    // MARK: Indexes
+
+    /// The kind of field an attribute's values take (`fieldValue(_:of:)`), nil for none.
+    static func fieldKind(of attribute: NSAttributeDescription) -> FieldValue.Kind? {
+        switch attribute.attributeType {
+        case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType: .int
+        case .doubleAttributeType, .floatAttributeType: .double
+        case .booleanAttributeType: .bool
+        case .decimalAttributeType: .decimal
+        case .stringAttributeType: .string
+        case .dateAttributeType: .date
+        case .binaryDataAttributeType, .transformableAttributeType: .bytes
+        case .UUIDAttributeType: .uuid
+        case .URIAttributeType: .url
+        default: nil
+        }
+    }
+
+    /// The server indexes a model asks for: each synced attribute the model indexes
+    /// (`isIndexed`, or an element of one of its entity's fetch indexes) whose kind the server
+    /// can order, on the record type of its root entity; queryable and sortable, as CloudKit's
+    /// dashboard marks a field's indexes.
+    static func indexes(of model: NSManagedObjectModel) -> [FieldIndex] {
+        var found: [String: FieldIndex] = [:]
+        for entity in model.entities {
+            var root = entity
+            while let parent = root.superentity { root = parent }
+            let indexed = Set(entity.indexes.flatMap { $0.elements.compactMap { $0.property?.name ?? $0.propertyName } })
+            for attribute in syncedAttributes(of: entity) where attribute.isIndexed || indexed.contains(attribute.name) {
+                guard let kind = fieldKind(of: attribute), [.string, .int, .double, .date, .bool, .uuid].contains(kind)
+                else { continue }
+                let index = FieldIndex(recordType: recordType(of: root), field: field(of: attribute), kind: kind)
+                found["\(index.recordType).\(index.field)"] = index
+            }
+        }
+        return found.keys.sorted().compactMap { found[$0] }
+    }
+
     // MARK: Values
 
     /// An attribute's value as a field value; `nil` when the value has no field form (a

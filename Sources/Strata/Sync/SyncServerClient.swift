@@ -25,6 +25,12 @@ struct SyncServerClient: Sendable {
         try await send("PUT", SyncPaths.zone(zone), body: nil as Data?, as: ZoneInfo.self)
     }
 
+    /// Adds the server's field indexes (`PUT /v1/schema`); every index it keeps.
+    func addIndexes(_ indexes: [FieldIndex]) async throws -> SchemaIndexes {
+        try await send(
+            "PUT", SyncPaths.schema, body: try JSONEncoder().encode(SchemaIndexes(indexes: indexes)), as: SchemaIndexes.self)
+    }
+
     /// A push of batches already encoded (the outbox keeps them as JSON): the request's JSON
     /// is put together around them, so that no batch is decoded and encoded again.
     func push(clientID: String, batches: [Data], zone: String) async throws -> PushResponse {
