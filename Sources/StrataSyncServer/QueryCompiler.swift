@@ -457,7 +457,7 @@ struct QueryCompiler {
         case .endsWith:
             if subject.isEmpty { return .sql("\(expression) IS NOT NULL", exact: exact) }
             return .sql(
-                "right(\(expression), \(bind(Int64(subject.unicodeScalars.count)))) = \(bind(subject))", exact: exact)
+                "right(\(expression), \(bind(Int64(subject.unicodeScalars.count)))::int) = \(bind(subject))", exact: exact)
         case .contains:
             if subject.isEmpty { return .sql("\(expression) IS NOT NULL", exact: exact) }
             // Foundation's literal search finds what `strpos` finds; the rows are checked in
@@ -467,8 +467,11 @@ struct QueryCompiler {
             return .sql("\(expression) LIKE \(bind(Self.likePattern(subject))) ESCAPE '\\'", exact: false)
         default:
             // `MATCHES`: the literal start of the expression, when it has one, narrows it (not
-            // under `[c]` or `[d]`, which ICU applies to the expression itself).
-            guard folding == .none, let start = Self.literalPrefix(ofRegex: subject), !start.isEmpty else {
+            // under `[c]` or `[d]`, which the evaluator applies to the expression itself even
+            // with `[n]`).
+            guard !options.contains(.caseInsensitive), !options.contains(.diacriticInsensitive),
+                let start = Self.literalPrefix(ofRegex: pattern), !start.isEmpty
+            else {
                 return .all(exact: false)
             }
             return prefix(expression, start, exact: false)
