@@ -240,6 +240,8 @@ struct DifferentialCase {
         for record in answer.records {
             let shown = record.fields.filter { $0.value != .null }
             let known = (dataset.items[record.recordName] ?? [:]).filter { $0.value != .null }
+            // `==`, not bit for bit: PostgreSQL's JSONB has no negative zero, so a pushed -0.0
+            // comes back as 0.0 (from every endpoint, not only this one).
             if record.recordType != QueryDataset.recordType || record.deleted || shown != known {
                 totals.problems["an answered record is not the item as pushed", default: []].append(
                     "\(label): \(record.recordType) \(record.recordName) deleted \(record.deleted) "

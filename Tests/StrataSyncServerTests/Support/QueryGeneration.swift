@@ -575,12 +575,14 @@ struct QueryCaseGenerator {
         return .leaf(formatted("%K \(op)\(options) %K", [left, right]))
     }
 
-    /// Functions and arithmetic over fields.
+    /// Functions, arithmetic and key paths through a field.
     private mutating func functionComparison() -> PredicateTree {
         let numeric = random.pick(["CD_count", "CD_score", "CD_amount", "CD_done"])
         let textual = random.pick(["CD_title", "CD_notes", "CD_owner"])
         let number = Int64(random.int(-3...12))
-        switch random.int(0...6) {
+        switch random.int(0...8) {
+        case 7: return .leaf(formatted("%K.length > %@", [textual, number]))
+        case 8: return .leaf(formatted("SELF.\(textual) == %@", [text(dataset.values[textual] ?? [])]))
         case 0: return .leaf(formatted("lowercase:(%K) == %@", [textual, text(dataset.values[textual] ?? []).lowercased()]))
         case 1: return .leaf(formatted("uppercase:(%K) BEGINSWITH %@", [textual, text(dataset.values[textual] ?? [])]))
         case 2: return .leaf(formatted("length:(%K) > %@", [textual, number]))
@@ -606,9 +608,10 @@ struct QueryCaseGenerator {
         }
     }
 
-    /// A limit in 1...60; at least `1/pages` of the expected matches, so that a case takes
-    /// at most that many pages (the current server evaluates the whole query for each page).
+    /// A limit in 1...60, small half the time so that answers take several pages; at least
+    /// `1/pages` of the expected matches, so that a case takes at most that many pages (the
+    /// server before issue 35 evaluates the whole query for each page).
     mutating func limit(matching count: Int, pages: Int) -> Int {
-        max(random.int(1...60), min(60, (count + pages - 1) / pages))
+        max(random.chance(0.5) ? random.int(1...60) : random.int(1...10), min(60, (count + pages - 1) / pages))
     }
 }
