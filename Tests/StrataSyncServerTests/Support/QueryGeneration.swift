@@ -472,18 +472,26 @@ struct QueryCaseGenerator {
     private mutating func near(_ value: FieldValue) -> Any {
         switch value {
         case .int(let number):
-            switch random.int(0...3) {
+            switch random.int(0...4) {
             case 0: return number &+ 1
             case 1: return number &- 1
-            case 2: return Double(number) + 0.5
+            // Past 2^53 the double is another number, which compares unequal exactly.
+            case 2: return Double(number)
+            case 3: return Double(number) + 0.5
             default: return Decimal(number)
             }
         case .double(let number):
             return random.chance(0.5) ? number + 0.5 : Int64(exactly: number.rounded()) ?? number
-        case .date(let seconds): return Date(timeIntervalSinceReferenceDate: seconds + (random.chance(0.5) ? 0.001 : -1))
-        case .decimal(let text): return Decimal(string: text + "1") ?? Decimal(1)
+        case .date(let seconds):
+            return random.chance(0.8)
+                ? Date(timeIntervalSinceReferenceDate: seconds + (random.chance(0.5) ? 0.001 : -1)) : seconds
+        case .decimal(let text):
+            return random.chance(0.5) ? Decimal(string: text + "1") ?? Decimal(1) : Double(text) ?? 0.5
         case .string(let text), .reference(let text): return variant(text)
         case .bool(let flag): return random.chance(0.5) ? Int64(flag ? 1 : 0) : Int64(2)
+        // The text of a UUID or URL is a string, which equals neither.
+        case .uuid(let uuid): return random.chance(0.5) ? uuid.uuidString : uuid.uuidString.lowercased()
+        case .url(let text): return text
         default: return QueryOracle.foundationValue(value) ?? ""
         }
     }
