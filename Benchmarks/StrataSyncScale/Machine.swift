@@ -22,6 +22,12 @@ enum Machine {
         return "unknown"
     }
 
+    /// `/proc/loadavg`'s 1, 5 and 15 minute averages.
+    static var loadAverage: String {
+        let text = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? ""
+        return text.split(separator: " ").prefix(3).joined(separator: " ")
+    }
+
     /// The command line as typed (arguments with spaces quoted).
     static var commandLine: String {
         CommandLine.arguments.map { $0.contains(" ") ? "'\($0)'" : $0 }.joined(separator: " ")
@@ -34,6 +40,7 @@ enum Machine {
         print("CPU: \(cpuModel) × \(ProcessInfo.processInfo.activeProcessorCount) (as the process sees them)")
         print("memory: \(Format.bytes(Int(ProcessInfo.processInfo.physicalMemory)))")
         print("date: \(ISO8601DateFormatter().string(from: Date()))")
+        print("load average at start: \(loadAverage) (the machine is shared: other builds count)")
     }
 
     /// PostgreSQL's version and the settings that bear on the figures.
@@ -63,7 +70,7 @@ struct Memory: CustomStringConvertible {
         guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
         var values: [String: Int] = [:]
         for line in text.split(separator: "\n") where line.hasPrefix("VmRSS:") || line.hasPrefix("VmHWM:") {
-            let parts = line.split(separator: " ", omittingEmptySubsequences: true)
+            let parts = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
             if parts.count >= 2, let kilobytes = Int(parts[1]) { values[String(parts[0])] = kilobytes * 1024 }
         }
         guard let resident = values["VmRSS:"], let peak = values["VmHWM:"] else { return nil }

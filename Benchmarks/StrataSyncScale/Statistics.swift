@@ -103,7 +103,7 @@ struct Table {
         return ([title, "", line(headers), rule] + rows.map(line)).joined(separator: "\n")
     }
 
-    func print() { Swift.print("\n" + text + "\n") }
+    func show() { print("\n" + text + "\n") }
 }
 
 /// A small fast generator with a seed, so that a run's records and targets can be made again.
@@ -119,4 +119,11 @@ struct SplitMix64: RandomNumberGenerator {
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
     }
+}
+
+/// `print` for this program: straight to standard output, unbuffered, so that a run whose
+/// output goes to a file and that is stopped midway keeps every line it printed.
+func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
+    let text = items.map { "\($0)" }.joined(separator: separator) + terminator
+    FileHandle.standardOutput.write(Data(text.utf8))
 }

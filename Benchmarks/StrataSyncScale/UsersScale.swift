@@ -72,7 +72,7 @@ struct UsersScale: AsyncParsableCommand {
         }
 
         // Size.
-        let rows = Int(try await servers.sql("SELECT count(*) FROM records").first.flatMap { $0 } ?? "") ?? -1
+        let rows = Int(try await servers.sql("SELECT count(*)::text FROM records").first.flatMap { $0 } ?? "") ?? -1
         checks.expect(rows == total, "the records table holds \(rows) rows, not \(total)")
         let sizes = try await servers.sql(
             """
@@ -101,7 +101,7 @@ struct UsersScale: AsyncParsableCommand {
         table.add(
             ["a whole zone pulled (\(Format.grouped(recordsPerUser)) records)", Format.grouped(pull.zones.count), "-"]
                 + pull.zones.cells)
-        table.print()
+        table.show()
 
         var size = Table("Database size (\(Format.grouped(rows)) rows in records)", headers: ["what", "bytes", "per record"])
         let perRecord = { (bytes: Int) in rows > 0 ? Format.grouped(bytes / rows) + " B" : "-" }
@@ -118,8 +118,9 @@ struct UsersScale: AsyncParsableCommand {
             "pg_database_size(current_database())", "\(Format.grouped(database)) (\(Format.bytes(database)))",
             perRecord(database),
         ])
-        size.print()
+        size.show()
         print("phases: push \(Format.duration(push.elapsed)), pull \(Format.duration(pull.elapsed))")
+        print("load average at the end: \(Machine.loadAverage)")
         try checks.finish()
     }
 

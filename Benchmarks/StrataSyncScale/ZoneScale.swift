@@ -74,7 +74,11 @@ struct ZoneScale: AsyncParsableCommand {
             headers: ["figure", "runs", "p50", "p90", "p99", "max", "goal (issue 35)"])
 
         // Load.
+        var phases: [String] = []
+        var mark = ContinuousClock.now
         let (pushes, loadTime) = try await load(bases: bases, zone: zone, token: token)
+        phases.append("load \(Format.duration(.now - mark))")
+        mark = .now
         print(
             "load: \(Format.grouped(records)) records in \(Format.grouped(pushes.count)) pushes of ≤ \(TodoRecords.batchSize) "
                 + "by \(loaders) clients alternating between the 2 instances: \(Format.duration(loadTime)) = "
@@ -82,14 +86,20 @@ struct ZoneScale: AsyncParsableCommand {
         table.add(["push of 400 records (load, \(loaders) clients)", Format.grouped(pushes.count)] + pushes.cells + ["-"])
         print("memory after the load: \(Memory.read().map(String.init(describing:)) ?? "unreadable")")
         try await servers.analyze()
+        phases.append("ANALYZE \(Format.duration(.now - mark))")
+        mark = .now
 
         // Field indexes.
         let schema = try await declareIndexes(admin: admin, base: bases[0], token: token)
+        phases.append("field indexes \(Format.duration(.now - mark))")
+        mark = .now
         print("field indexes: \(schema)")
 
         // Queries.
         var generator = SplitMix64(seed: seed)
         let equality = try await equalityQueries(bases: bases, zone: zone, token: token, generator: &generator, checks: &checks)
+        phases.append("(a) \(Format.duration(.now - mark))")
+        mark = .now
         let p50Met = equality.latencies.percentile(0.5, sorted: equality.latencies.samples.sorted()).map {
             $0 <= .milliseconds(20)
         }
@@ -99,6 +109,8 @@ struct ZoneScale: AsyncParsableCommand {
                 "p50 ≤ 20 ms: \(verdict(p50Met)); p99 ≤ 100 ms: \(verdict(p99Met))"
             ])
         let prefix = try await prefixQueries(bases: bases, zone: zone, token: token, generator: &generator, checks: &checks)
+        phases.append("(b) \(Format.duration(.now - mark))")
+        mark = .now
         let prefixMet = prefix.latencies.percentile(0.5, sorted: prefix.latencies.samples.sorted()).map {
             $0 <= .milliseconds(50)
         }
@@ -107,26 +119,32 @@ struct ZoneScale: AsyncParsableCommand {
                 "p50 ≤ 50 ms: \(verdict(prefixMet))"
             ])
         let sorted = try await sortedQueries(bases: bases, zone: zone, token: token, checks: &checks)
+        phases.append("(c) \(Format.duration(.now - mark))")
+        mark = .now
         table.add(["(c) sorted, limit 50: first page", Format.grouped(sorted.first.count)] + sorted.first.cells + ["-"])
         table.add(["(c) sorted, limit 50: next page by cursor", Format.grouped(sorted.next.count)] + sorted.next.cells + ["-"])
         let scan = try await scanQuery(bases: bases, zone: zone, token: token, checks: &checks)
+        phases.append("(d) \(Format.duration(.now - mark))")
         table.add(
             ["(d) non-indexed, paged to the end: a page", Format.grouped(scan.pages.count)] + scan.pages.cells + [
                 "memory bounded: see below"
             ])
 
-        table.print()
+        table.show()
         print("field indexes during the queries: \(schema)")
         print("predicates (as the client sends them, NSPredicate(format:).predicateFormat):")
         print("  (a) \(equality.example)  [n random in 0..<\(records)]")
-        print("  (b) \(prefix.example)  [5-digit prefix random]")
+        print(
+            "  (b) \(prefix.example)  [prefix random in 10000..<\(min(100_000, records)), 5 digits, where the zone has that many]"
+        )
         print("  (c) \(sorted.predicate), sort CD_title ascending, limit 50, then \(nextPages) pages by cursor")
         print("  (d) \(scan.predicate), limit \(scanLimit), every page by cursor to the end")
         print(
             "(d) scan: \(Format.grouped(scan.found)) records found (expected \(Format.grouped(TodoRecords.markerCount(below: records)))) "
                 + "in \(scan.pages.count) pages, \(Format.duration(scan.total)) in all")
         print("(d) memory: \(scan.memory)")
-        print("load: \(Format.duration(loadTime)), \(Format.rate(records, loadTime)) records/s")
+        print("phases: " + phases.joined(separator: ", "))
+        print("load average at the end: \(Machine.loadAverage)")
         try checks.finish()
     }
 
@@ -228,7 +246,7 @@ struct ZoneScale: AsyncParsableCommand {
             if done >= minRuns, Format.seconds(.now - started) > budget { break }
         }
         let note = done < runs ? " (stopped by the \(Int(budget)) s budget)" : ""
-        FileHandle.standardError.write(Data("\(label): \(done) runs in \(Format.duration(.now - started))\(note)\n".utf8))
+        print("\(label): \(done) runs in \(Format.duration(.now - started))\(note)")
     }
 
     private func equalityQueries(
