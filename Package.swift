@@ -252,6 +252,16 @@ let package = Package(
             dependencies: ["Strata", "StrataSyncServer", "SyncTestSupport", "TodoKit"],
             path: "Benchmarks/StrataSyncLoad"
         ),
+        // Issue 35's figures at scale: a zone of 1M records (indexed, prefix and streaming
+        // queries) and 1,000 users × 10k records (push, pull, size per record) (BENCHMARKS.md, "Sync").
+        .executableTarget(
+            name: "strata-sync-scale",
+            dependencies: [
+                "Strata", "StrataSyncServer", "SyncTestSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Benchmarks/StrataSyncScale"
+        ),
         // A throw-away PostgreSQL cluster per test process (or DATABASE_URL), a fresh
         // database per test, signed tokens and an HTTP client: for the server's tests, the
         // client's tests and the load program.
