@@ -18,7 +18,9 @@ struct Servers {
 
     static func start() async throws -> Servers {
         let url = try await TestPostgres.shared.makeDatabase()
-        let configuration = TestSyncServer.configuration(databaseURL: url)
+        var configuration = TestSyncServer.configuration(databaseURL: url)
+        // A server's own pool, not the few connections the tests give theirs.
+        configuration.maxDatabaseConnections = SyncServerConfiguration(databaseURL: url).maxDatabaseConnections
         let first = try await TestSyncServer.start(configuration: configuration)
         let second = try await TestSyncServer.start(configuration: configuration)
         return Servers(databaseURL: url, instances: [first, second], configuration: configuration)
