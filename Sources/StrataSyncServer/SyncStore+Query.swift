@@ -222,7 +222,9 @@ struct QueryCursor: Codable {
     init(decoding text: String, fingerprint: String, order: QueryOrder) throws {
         var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        guard text.count <= 16 * 1024, let data = Data(base64Encoded: base64),
+        // A cursor carries the last record's sort values, long strings included: bounded by
+        // what a body may hold rather than by what cursors usually take.
+        guard text.utf8.count <= 4 * 1024 * 1024, let data = Data(base64Encoded: base64),
             let cursor = try? JSONDecoder().decode(QueryCursor.self, from: data)
         else { throw SyncError.badRequest("The cursor is not one this server issued.") }
         guard cursor.fingerprint == fingerprint else {

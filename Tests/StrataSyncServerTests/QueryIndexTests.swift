@@ -129,6 +129,25 @@ struct QueryIndexTests {
         }
     }
 
+    @Test("a cursor holds the sort values of its page's last record, however long they are")
+    func longSortValues() async throws {
+        try await withSyncServer { fixture in
+            try await fixture.alice.createZone()
+            let long = String(repeating: "long title ", count: 3_000)
+            let records = (0..<3).map { upsert("l\($0)", ["CD_title": .string(long + "\($0)")], at: clock(1)) }
+            _ = try await fixture.alice.push(push("c", [(1, records)])).expectOK(PushResponse.self)
+            var request = QueryRequest(
+                recordType: "CD_Todo", predicate: nil, sort: [SortKey(field: "CD_title", ascending: false)], limit: 1)
+            var seen: [String] = []
+            repeat {
+                let page = try await fixture.alice.query(request).expectOK(QueryResponse.self)
+                seen += page.records.map(\.recordName)
+                request.cursor = page.cursor
+            } while request.cursor != nil && seen.count < 5
+            #expect(seen == ["l2", "l1", "l0"])
+        }
+    }
+
     @Test("a request that reads too many rows or runs too long answers 400 limitExceeded")
     func limits() async throws {
         try await withSyncServer(configure: { $0.maxQueryRowsExamined = 50 }) { fixture in
