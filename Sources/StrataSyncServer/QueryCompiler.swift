@@ -313,9 +313,7 @@ struct QueryCompiler {
         }
     }
 
-    private static func fold(_ text: String) -> String {
-        PredicateTreeAccess.fold(text, [.caseInsensitive, .diacriticInsensitive])
-    }
+    private static func fold(_ text: String) -> String { StoredRecord.queryFold(text) }
 
     /// `==` (and `!=` as its negation, `IN` as a disjunction).
     private mutating func equal(

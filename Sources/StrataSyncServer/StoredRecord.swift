@@ -91,14 +91,44 @@ struct StoredRecord: Sendable, Equatable {
 extension StoredRecord {
     /// The `folded` column of a record: each string field's value as `[cd]` compares it (the
     /// predicate evaluator's folding), where that differs from the value, as a JSON object.
-    static func foldedJSON(_ fields: [String: FieldValue]) throws -> String {
-        var folded: [String: String] = [:]
+    /// Written by hand: every record of every push passes here.
+    static func foldedJSON(_ fields: [String: FieldValue]) -> String {
+        var folded: [(name: String, value: String)] = []
         for (name, value) in fields {
             guard case .string(let text) = value else { continue }
-            let fold = PredicateTreeAccess.fold(text, [.caseInsensitive, .diacriticInsensitive])
-            if !fold.unicodeScalars.elementsEqual(text.unicodeScalars) { folded[name] = fold }
+            let fold = queryFold(text)
+            if !fold.unicodeScalars.elementsEqual(text.unicodeScalars) { folded.append((name, fold)) }
         }
-        return folded.isEmpty ? "{}" : try RecordJSON.encode(folded)
+        guard !folded.isEmpty else { return "{}" }
+        folded.sort { $0.name < $1.name }
+        return "{" + folded.map { jsonString($0.name) + ":" + jsonString($0.value) }.joined(separator: ",") + "}"
+    }
+
+    /// `[cd]` folding, as `PredicateTreeAccess.fold` gives it: ASCII text is only lowercased
+    /// (Foundation's folding of ASCII, without its cost), anything else goes to Foundation.
+    static func queryFold(_ text: String) -> String {
+        var upper = false
+        for byte in text.utf8 {
+            if byte >= 0x80 { return PredicateTreeAccess.fold(text, [.caseInsensitive, .diacriticInsensitive]) }
+            if byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") { upper = true }
+        }
+        guard upper else { return text }
+        return String(
+            decoding: text.utf8.map { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") ? $0 + 32 : $0 }, as: UTF8.self)
+    }
+
+    /// A JSON string literal of the text.
+    static func jsonString(_ text: String) -> String {
+        var result = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": result += "\\\""
+            case "\\": result += "\\\\"
+            case _ where scalar.value < 0x20: result += String(format: "\\u%04x", scalar.value)
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result + "\""
     }
 }
 

@@ -146,7 +146,7 @@ enum SyncSchema {
                 zones.append(zone)
                 types.append(type)
                 names.append(name)
-                folded.append(try StoredRecord.foldedJSON(WireJSON.decodeFields(from: fields)))
+                folded.append(StoredRecord.foldedJSON(try WireJSON.decodeFields(from: fields)))
                 after = (zone, type, name)
             }
             guard !zones.isEmpty else { return }

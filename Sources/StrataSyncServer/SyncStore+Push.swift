@@ -203,7 +203,7 @@ extension SyncStore {
         let types = records.map(\.recordType)
         let names = records.map(\.recordName)
         let fields = try records.map { try WireJSON.encode(fields: $0.fields) }
-        let folded = try records.map { try StoredRecord.foldedJSON($0.fields) }
+        let folded = records.map { StoredRecord.foldedJSON($0.fields) }
         let clocks = records.map { WireJSON.encode(clocks: $0.clocks) }
         let deleted = records.map(\.deleted)
         let deleteClocks = records.map { $0.deleteClock?.description ?? "" }

@@ -294,6 +294,35 @@ struct QueryCompilerTests {
         #expect(compiler.bindings.count == 1)
     }
 
+    @Test("the folded column's fast path for ASCII is Foundation's folding, and its JSON reads back")
+    func foldingFastPath() throws {
+        var texts = (0..<128).map { String(UnicodeScalar(UInt8($0))) }
+        texts += ["Todo number 7", "ALL CAPS", "mixed Case 123 !?*", "", "Café", "STRASSE Straße", "İstanbul", "e\u{301}"]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<500 {
+            texts.append(
+                String(
+                    decoding: (0..<Int.random(in: 0...20, using: &generator)).map { _ in
+                        UInt8.random(in: 0...127, using: &generator)
+                    }, as: UTF8.self))
+        }
+        for text in texts {
+            let expected = PredicateTreeAccess.fold(text, [.caseInsensitive, .diacriticInsensitive])
+            #expect(
+                StoredRecord.queryFold(text).unicodeScalars.elementsEqual(expected.unicodeScalars), "\(text.debugDescription)")
+        }
+        let fields: [String: FieldValue] = [
+            "CD_a": .string("Quote \" back\\slash \u{1} tab\t"), "CD_b": .string("lower"), "CD_c": .int(1),
+            "CD_d": .string("Ünïcode"),
+        ]
+        let decoded = try JSONDecoder().decode([String: String].self, from: Data(StoredRecord.foldedJSON(fields).utf8))
+        #expect(
+            decoded == [
+                "CD_a": "quote \" back\\slash \u{1} tab\t",
+                "CD_d": PredicateTreeAccess.fold("Ünïcode", [.caseInsensitive, .diacriticInsensitive]),
+            ])
+    }
+
     @Test("LIKE becomes a wider SQL pattern; a regular expression's literal start narrows MATCHES")
     func patterns() {
         #expect(QueryCompiler.likePattern("a*b?c") == "a%b_%c")
