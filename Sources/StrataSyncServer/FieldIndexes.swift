@@ -20,8 +20,9 @@ import StrataSyncProtocol
 /// when it starts and every few minutes, and builds them again (`IF NOT EXISTS`, and an
 /// invalid leftover is dropped first).
 extension SyncStore {
-    /// The kinds an index can order (the typed expressions of `QueryCompiler`).
-    static let indexableKinds: Set<FieldValue.Kind> = [.string, .reference, .int, .double, .date, .bool, .uuid]
+    /// The kinds an index can order: those `QueryCompiler` has a typed expression of.
+    static let indexableKinds = Set(
+        FieldValue.Kind.allCases.filter { QueryCompiler.expression(field: "field", kind: $0) != nil })
 
     func schemaIndexes() async throws -> SchemaIndexes {
         let rows = try await client.query(
@@ -95,7 +96,7 @@ extension SyncStore {
         else { return nil }
         return """
             CREATE INDEX CONCURRENTLY IF NOT EXISTS \(name) ON records
-            (zone_id, \(expression) NULLS FIRST, (record_name COLLATE "C"))
+            (zone_id, \(expression) NULLS FIRST, \(QueryOrder.recordName))
             WHERE record_type = '\(index.recordType)' AND NOT deleted
             """
     }

@@ -283,7 +283,7 @@ struct QueryCompiler {
 
     private func expression(_ operand: Operand, folded: Bool = false) -> String? {
         switch operand {
-        case .recordName: return folded ? nil : "(record_name COLLATE \"C\")"
+        case .recordName: return folded ? nil : QueryOrder.recordName
         case .field(let name):
             guard let kind = kinds[name] else { return nil }
             if folded { return kind == .string ? Self.foldedExpression(field: name) : nil }

@@ -67,6 +67,7 @@ struct QueryOrder {
 
     /// The sort values of a row, from `keysColumn`.
     static func keys(from json: String, count: Int) throws -> [String?] {
+        if count == 0 { return [] }
         guard let values = try? JSONDecoder().decode([String?].self, from: Data(json.utf8)), values.count == count else {
             throw SyncError(.internalError, "A query row's sort values did not read back.")
         }
@@ -147,6 +148,10 @@ struct QueryPlan {
     /// The condition's values ($1…).
     let bindings: PostgresBindings
     let order: QueryOrder
+
+    /// Rows a statement asks for when `wanted` more matches are needed: as many when SQL
+    /// decides the predicate exactly, else a batch large enough for Swift to sift.
+    func batchSize(wanting wanted: Int) -> Int { condition.isExact ? wanted : max(wanted, 1000) }
 
     func statement(after position: QueryCursor.Position?, limit: Int) -> PostgresQuery {
         var bindings = bindings

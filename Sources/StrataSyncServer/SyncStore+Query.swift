@@ -29,19 +29,13 @@ extension SyncStore {
         }
         guard request.sort.count <= 8 else { throw SyncError.badRequest("At most 8 sort keys.") }
         let predicate = try Self.predicate(request.predicate)
-        let limit = min(max(request.limit ?? configuration.maxRecords, 1), configuration.maxRecords)
         let fingerprint = Self.fingerprint(of: request)
-        let zone = try await zone(owner: owner, name: zoneName)
-        let kinds = zone.schema[request.recordType] ?? [:]
-        let order = QueryOrder(request.sort, kinds: kinds)
+        let plan = plan(of: predicate, request, in: try await zone(owner: owner, name: zoneName))
+        let (order, limit) = (plan.order, pageSize(of: request))
         let start = try request.cursor.map {
             try QueryCursor(decoding: $0, fingerprint: fingerprint, order: order).position
         }
-        var compiler = QueryCompiler(kinds: kinds)
-        let condition = compiler.compile(predicate)
-        if condition == .none { return QueryResponse(records: [], cursor: nil) }
-        let plan = QueryPlan(
-            zoneID: zone.id, recordType: request.recordType, condition: condition, bindings: compiler.bindings, order: order)
+        if plan.condition == .none { return QueryResponse(records: [], cursor: nil) }
 
         let maxExamined = configuration.maxQueryRowsExamined
         return try await withQueryTimeout { connection in
@@ -49,8 +43,7 @@ extension SyncStore {
             var position = start
             var examined = 0
             while matches.count <= limit {
-                let wanted = limit + 1 - matches.count
-                let batch = condition.isExact ? wanted : max(wanted, 1000)
+                let batch = plan.batchSize(wanting: limit + 1 - matches.count)
                 let rows = try await connection.query(plan.statement(after: position, limit: batch), logger: logger)
                 var count = 0
                 for try await row in rows.decode(QueryRow.self) {
@@ -87,15 +80,9 @@ extension SyncStore {
     /// PostgreSQL's plan of the first statement a query runs (`EXPLAIN`), for tests and for
     /// whoever wonders why a query is slow.
     func explain(_ request: QueryRequest, owner: String, zoneName: String) async throws -> String {
-        let zone = try await zone(owner: owner, name: zoneName)
-        let kinds = zone.schema[request.recordType] ?? [:]
-        var compiler = QueryCompiler(kinds: kinds)
-        let condition = compiler.compile(try Self.predicate(request.predicate))
-        let plan = QueryPlan(
-            zoneID: zone.id, recordType: request.recordType, condition: condition, bindings: compiler.bindings,
-            order: QueryOrder(request.sort, kinds: kinds))
-        let limit = min(max(request.limit ?? configuration.maxRecords, 1), configuration.maxRecords)
-        var statement = plan.statement(after: nil, limit: condition.isExact ? limit + 1 : max(limit + 1, 1000))
+        let predicate = try Self.predicate(request.predicate)
+        let plan = plan(of: predicate, request, in: try await zone(owner: owner, name: zoneName))
+        var statement = plan.statement(after: nil, limit: plan.batchSize(wanting: pageSize(of: request) + 1))
         statement.sql = "EXPLAIN " + statement.sql
         let explained = statement
         return try await withQueryTimeout { connection in
@@ -105,6 +92,21 @@ extension SyncStore {
             }
             return lines.joined(separator: "\n")
         }
+    }
+
+    /// The plan of a request's predicate over the zone's fields.
+    private func plan(of predicate: PredicateNode, _ request: QueryRequest, in zone: Zone) -> QueryPlan {
+        let kinds = zone.schema[request.recordType] ?? [:]
+        var compiler = QueryCompiler(kinds: kinds)
+        let condition = compiler.compile(predicate)
+        return QueryPlan(
+            zoneID: zone.id, recordType: request.recordType, condition: condition, bindings: compiler.bindings,
+            order: QueryOrder(request.sort, kinds: kinds))
+    }
+
+    /// The records a page holds: the request's limit within the server's cap.
+    private func pageSize(of request: QueryRequest) -> Int {
+        min(max(request.limit ?? configuration.maxRecords, 1), configuration.maxRecords)
     }
 
     /// Runs `body` in a transaction whose statements stop after `queryTimeout` (400
