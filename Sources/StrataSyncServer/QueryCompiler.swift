@@ -127,6 +127,56 @@ struct QueryCompiler {
         }
     }
 
+    // MARK: Bounds an index can walk
+
+    /// A field whose plain typed value (`expression(field:kind:)`, the value its index holds)
+    /// every match of the predicate has within a bound: an equality, or a range (`<`, `<=`,
+    /// `>`, `>=`, `BETWEEN`, `BEGINSWITH`).
+    struct Bound: Equatable {
+        var field: String
+        var isEquality: Bool
+    }
+
+    /// The bounds of the predicate's top-level conjuncts (comparisons of a field with a
+    /// constant, not negated, without `[c]`/`[d]`, which compare the folded column), in the
+    /// predicate's order. An unsorted query walks the index of such a field (`SyncStore.plan`).
+    func bounds(of node: PredicateNode) -> [Bound] {
+        switch node {
+        case .and(let nodes): return nodes.flatMap { bounds(of: $0) }
+        case .comparison(let comparison): return bound(of: comparison).map { [$0] } ?? []
+        default: return []
+        }
+    }
+
+    private func bound(of comparison: ComparisonNode) -> Bound? {
+        guard comparison.modifier != .all, Self.folding(comparison.options) == .none else { return nil }
+        let field: String
+        let constant: PredicateConstant
+        let fieldOnLeft: Bool
+        if let right = PredicateTreeAccess.constant(comparison.right), case .field(let name)? = Self.operand(comparison.left) {
+            (field, constant, fieldOnLeft) = (name, right, true)
+        } else if comparison.modifier == .direct, let left = PredicateTreeAccess.constant(comparison.left),
+            case .field(let name)? = Self.operand(comparison.right)
+        {
+            (field, constant, fieldOnLeft) = (name, left, false)
+        } else {
+            return nil
+        }
+        guard let kind = kinds[field], Self.expression(field: field, kind: kind) != nil else { return nil }
+        switch (comparison.op, constant) {
+        case (_, .null): return nil
+        case (.equalTo, _): return Bound(field: field, isEquality: true)
+        case (.lessThan, _), (.lessThanOrEqualTo, _), (.greaterThan, _), (.greaterThanOrEqualTo, _):
+            return Bound(field: field, isEquality: false)
+        case (.between, _): return fieldOnLeft ? Bound(field: field, isEquality: false) : nil
+        case (.beginsWith, .string(let prefix)):
+            // `field BEGINSWITH 'p'` (the other way round, the constant begins with the field).
+            guard fieldOnLeft, !prefix.isEmpty, kind == .string || kind == .reference else { return nil }
+            return Bound(field: field, isEquality: false)
+        default: return nil
+        }
+    }
+
     // MARK: Comparisons
 
     /// A field or the record name, as a comparison reads it.

@@ -148,6 +148,8 @@ struct QueryPlan {
     /// The condition's values ($1…).
     let bindings: PostgresBindings
     let order: QueryOrder
+    /// The field an unsorted query is ordered by, for its cursor (`SyncStore.plan`).
+    let walkedField: String?
 
     /// Rows a statement asks for when `wanted` more matches are needed: as many when SQL
     /// decides the predicate exactly, else a batch large enough for Swift to sift.

@@ -18,7 +18,10 @@ extension SyncStore {
     /// The cursor is the position of the page's last record in the sort order (its sort values
     /// and name: a keyset), so a page follows the one before it however records were written
     /// between them, and it carries a fingerprint of the query: a cursor sent with another
-    /// query is a 400. A statement that runs past `queryTimeout`, or a request that reads more
+    /// query is a 400. Without sort keys the order is the server's: by record name, or, when
+    /// the predicate bounds an indexed field by a range and no indexed field by an equality,
+    /// by that field (then record name), the order its index walks, so that the page's first
+    /// records end the scan; the cursor keeps the order its first page chose. A statement that runs past `queryTimeout`, or a request that reads more
     /// than `maxQueryRowsExamined` rows, answers 400 `limitExceeded`.
     func query(_ request: QueryRequest, owner: String, zoneName: String) async throws -> QueryResponse {
         guard RequestValidation.isIdentifier(request.recordType) else {
@@ -30,11 +33,13 @@ extension SyncStore {
         guard request.sort.count <= 8 else { throw SyncError.badRequest("At most 8 sort keys.") }
         let predicate = try Self.predicate(request.predicate)
         let fingerprint = Self.fingerprint(of: request)
-        let plan = plan(of: predicate, request, in: try await zone(owner: owner, name: zoneName))
+        let cursor = try request.cursor.map { try QueryCursor(decoding: $0, fingerprint: fingerprint) }
+        let plan = try await plan(of: predicate, request, in: try await zone(owner: owner, name: zoneName), continuing: cursor)
         let (order, limit) = (plan.order, pageSize(of: request))
-        let start = try request.cursor.map {
-            try QueryCursor(decoding: $0, fingerprint: fingerprint, order: order).position
+        if let cursor, !order.accepts(cursor.position) {
+            throw SyncError.badRequest("The cursor does not fit this zone's fields any more: start the query again.")
         }
+        let start = cursor?.position
         if plan.condition == .none { return QueryResponse(records: [], cursor: nil) }
 
         let maxExamined = configuration.maxQueryRowsExamined
@@ -66,14 +71,15 @@ extension SyncStore {
                 if matches.count > limit || count < batch { break }
             }
             let page = matches.prefix(limit)
-            var cursor: String?
+            var next: String?
             if matches.count > limit, let last = page.last {
-                cursor =
+                next =
                     QueryCursor(
-                        position: .init(keys: last.keys, recordName: last.record.recordName), fingerprint: fingerprint
+                        position: .init(keys: last.keys, recordName: last.record.recordName), fingerprint: fingerprint,
+                        walkedField: plan.walkedField
                     ).encoded
             }
-            return QueryResponse(records: page.map(\.record.state), cursor: cursor)
+            return QueryResponse(records: page.map(\.record.state), cursor: next)
         }
     }
 
@@ -81,7 +87,7 @@ extension SyncStore {
     /// whoever wonders why a query is slow.
     func explain(_ request: QueryRequest, owner: String, zoneName: String) async throws -> String {
         let predicate = try Self.predicate(request.predicate)
-        let plan = plan(of: predicate, request, in: try await zone(owner: owner, name: zoneName))
+        let plan = try await plan(of: predicate, request, in: try await zone(owner: owner, name: zoneName), continuing: nil)
         var statement = plan.statement(after: nil, limit: plan.batchSize(wanting: pageSize(of: request) + 1))
         statement.sql = "EXPLAIN " + statement.sql
         let explained = statement
@@ -94,14 +100,49 @@ extension SyncStore {
         }
     }
 
-    /// The plan of a request's predicate over the zone's fields.
-    private func plan(of predicate: PredicateNode, _ request: QueryRequest, in zone: Zone) -> QueryPlan {
+    /// The plan of a request's predicate over the zone's fields; an unsorted query continued
+    /// by a cursor keeps the order of its first page.
+    private func plan(
+        of predicate: PredicateNode, _ request: QueryRequest, in zone: Zone, continuing cursor: QueryCursor?
+    ) async throws -> QueryPlan {
         let kinds = zone.schema[request.recordType] ?? [:]
         var compiler = QueryCompiler(kinds: kinds)
         let condition = compiler.compile(predicate)
+        var sort = request.sort
+        var walked: String?
+        if sort.isEmpty {
+            if let cursor {
+                walked = cursor.walkedField
+                if let field = walked, !RequestValidation.isIdentifier(field) || kinds[field] == nil {
+                    throw SyncError.badRequest("The cursor does not fit this zone's fields any more: start the query again.")
+                }
+            } else if condition != .none {
+                walked = try await walkedField(compiler.bounds(of: predicate), recordType: request.recordType, kinds: kinds)
+            }
+            if let walked { sort = [SortKey(field: walked, ascending: true)] }
+        }
         return QueryPlan(
             zoneID: zone.id, recordType: request.recordType, condition: condition, bindings: compiler.bindings,
-            order: QueryOrder(request.sort, kinds: kinds))
+            order: QueryOrder(sort, kinds: kinds), walkedField: walked)
+    }
+
+    /// The field an unsorted query is ordered by: the first the predicate bounds by a range
+    /// whose index is ready, unless an indexed field is bounded by an equality (its index
+    /// gives the record-name order itself, `(zone, value, record name)`); nil for the record
+    /// name's order.
+    private func walkedField(
+        _ bounds: [QueryCompiler.Bound], recordType: String, kinds: [String: FieldValue.Kind]
+    ) async throws -> String? {
+        guard bounds.contains(where: { !$0.isEquality }) else { return nil }
+        let rows = try await client.query(
+            "SELECT field, kind FROM field_indexes WHERE record_type = \(recordType) AND state = 'ready'", logger: logger)
+        var indexed: Set<String> = []
+        for try await (field, kind) in rows.decode((String, String).self) where kinds[field]?.rawValue == kind {
+            indexed.insert(field)
+        }
+        let walkable = bounds.filter { indexed.contains($0.field) }
+        if walkable.contains(where: \.isEquality) { return nil }
+        return walkable.first?.field
     }
 
     /// The records a page holds: the request's limit within the server's cap.
@@ -208,20 +249,25 @@ struct QueryCursor: Codable {
 
     var position: Position
     var fingerprint: String
+    /// The field an unsorted query's pages are ordered by (nil: the record name).
+    var walkedField: String?
 
     private enum CodingKeys: String, CodingKey {
         case position = "p"
         case fingerprint = "q"
+        case walkedField = "o"
     }
 
-    init(position: Position, fingerprint: String) {
+    init(position: Position, fingerprint: String, walkedField: String? = nil) {
         self.position = position
         self.fingerprint = fingerprint
+        self.walkedField = walkedField
     }
 
-    /// The position a cursor names; 400 for a cursor this server did not issue for this query
-    /// (or whose values are not of the kinds the sort reads now).
-    init(decoding text: String, fingerprint: String, order: QueryOrder) throws {
+    /// The cursor a text names; 400 for a cursor this server did not issue for this query.
+    /// (Whether its values are of the kinds the sort reads now is the order's to say,
+    /// `QueryOrder.accepts`.)
+    init(decoding text: String, fingerprint: String) throws {
         var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
         // A cursor carries the last record's sort values, long strings included: bounded by
@@ -231,9 +277,6 @@ struct QueryCursor: Codable {
         else { throw SyncError.badRequest("The cursor is not one this server issued.") }
         guard cursor.fingerprint == fingerprint else {
             throw SyncError.badRequest("The cursor belongs to another query.")
-        }
-        guard order.accepts(cursor.position) else {
-            throw SyncError.badRequest("The cursor does not fit this zone's fields any more: start the query again.")
         }
         self = cursor
     }

@@ -267,7 +267,22 @@ struct DifferentialCase {
                 break
             }
         }
-        try await checkOrder(names, sort: sort, label: label, into: &totals)
+        let rule = sort.isEmpty ? unsortedRule(of: names) : sort
+        if sort.isEmpty, !rule.isEmpty { totals.fieldOrdered += 1 }
+        try await checkOrder(names, sort: rule, label: label, into: &totals)
+    }
+
+    /// The order an unsorted answer follows: the server chooses the record name's, or one
+    /// field's ascending then the record name's (the index of a field the predicate bounds);
+    /// the record name's when no rule fits, so that the check reports it.
+    private func unsortedRule(of names: [String]) -> [SortKey] {
+        let rules = [[]] + QueryDataset.fields.map { [SortKey(field: $0.name, ascending: true)] }
+        return rules.first { rule in
+            zip(names, names.dropFirst()).allSatisfy { first, second in
+                guard first != second, let a = dataset.items[first], let b = dataset.items[second] else { return true }
+                return QueryOracle.precedes((first, a), (second, b), by: rule)
+            }
+        } ?? []
     }
 
     /// Every page of a query, following the cursor until there is none.
@@ -446,6 +461,8 @@ struct DifferentialTotals {
     var cases = 0
     var pages = 0
     var matches = 0
+    /// Unsorted answers of two records or more in a field's order rather than the record name's.
+    var fieldOrdered = 0
     /// Cases whose answer held other records than the oracle's, described.
     var setMismatches: [String] = []
     /// Examples of pairs out of order, by the rule they break (one per case).
@@ -457,6 +474,7 @@ struct DifferentialTotals {
         cases += other.cases
         pages += other.pages
         matches += other.matches
+        fieldOrdered += other.fieldOrdered
         setMismatches += other.setMismatches
         orderMismatches.merge(other.orderMismatches) { $0 + $1 }
         problems.merge(other.problems) { $0 + $1 }
@@ -466,7 +484,7 @@ struct DifferentialTotals {
         let order = orderMismatches.isEmpty ? "" : " (" + orderMismatches.keys.sorted().joined(separator: "; ") + ")"
         return "set mismatches \(setMismatches.count), order mismatches "
             + "\(orderMismatches.values.reduce(0) { $0 + $1.count })\(order), other problems "
-            + "\(problems.values.reduce(0) { $0 + $1.count })"
+            + "\(problems.values.reduce(0) { $0 + $1.count }); unsorted answers in a field's order \(fieldOrdered)"
     }
 
     /// One issue per set mismatch (the first ten), per rule broken and per other kind of

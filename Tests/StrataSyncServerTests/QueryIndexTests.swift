@@ -96,6 +96,56 @@ struct QueryIndexTests {
         }
     }
 
+    @Test("an unsorted query walks the index of the field its predicate bounds, and its pages keep that order")
+    func unsortedQueriesWalkTheBoundedIndex() async throws {
+        try await withSyncServer { fixture in
+            try await bulkZone(fixture, count: 100_000)
+            let title = FieldIndex(recordType: "CD_Todo", field: "CD_title", kind: .string)
+            let priority = FieldIndex(recordType: "CD_Todo", field: "CD_priority", kind: .int, queryable: true, sortable: false)
+            _ = try await declare(fixture, [title, priority])
+            #expect(try await waitForIndexes(fixture).indexes.map(\.state) == [.ready, .ready])
+            let store = fixture.server.server.store
+
+            // 11,111 titles begin so: the first page's rows are the index's first ones, no sort
+            // of every match (by record name) before the limit.
+            let prefix = QueryRequest(recordType: "CD_Todo", predicate: "CD_title BEGINSWITH \"Todo number 1\"", limit: 500)
+            let plan = try await store.explain(prefix, owner: "alice", zoneName: SyncPaths.defaultZone)
+            #expect(plan.contains("Index Scan using \(SyncStore.indexName(title))"), "\(plan)")
+            #expect(!plan.contains("Sort"), "\(plan)")
+            var titles: [String] = []
+            var request = prefix
+            var pages = 0
+            repeat {
+                let page = try await fixture.alice.query(request).expectOK(QueryResponse.self)
+                titles += page.records.map { record -> String in
+                    if case .string(let title)? = record.fields["CD_title"] { return title }
+                    return "?"
+                }
+                request.cursor = page.cursor
+                pages += 1
+            } while request.cursor != nil && pages < 100
+            let expected = (1...100_000).map { "Todo number \($0)" }.filter { $0.hasPrefix("Todo number 1") }
+            #expect(titles.count == expected.count)
+            #expect(titles == expected.sorted { $0.unicodeScalars.lexicographicallyPrecedes($1.unicodeScalars) })
+
+            // An equality on an indexed field keeps the record name's order, which its index gives.
+            let both = QueryRequest(
+                recordType: "CD_Todo", predicate: "CD_title BEGINSWITH \"Todo number 1\" AND CD_priority == 3", limit: 5)
+            let byName = (1...100_000).filter { "\($0)".hasPrefix("1") && $0 % 10 == 3 }.map { "r\($0)" }.sorted()
+            #expect(try await names(fixture, both) == Array(byName.prefix(5)))
+
+            // A cursor naming a field to walk that is not one of the zone's is refused.
+            let forged = QueryCursor(
+                position: .init(keys: ["x"], recordName: "r1"), fingerprint: SyncStore.fingerprint(of: prefix),
+                walkedField: "CD_nothing"
+            ).encoded
+            var continued = prefix
+            continued.cursor = forged
+            let refused = try await fixture.alice.query(continued)
+            #expect(refused.status == 400, "\(refused.text)")
+        }
+    }
+
     @Test("a cursor keeps its place while records are added, changed and deleted between pages")
     func keysetCursor() async throws {
         try await withSyncServer { fixture in
