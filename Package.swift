@@ -18,6 +18,7 @@ import PackageDescription
     let coreDataProducts: [Product] = [
         .library(name: "CoreData", targets: ["CoreData"]),
         .library(name: "CloudKit", targets: ["CloudKit"]),
+        .library(name: "SwiftData", targets: ["SwiftData"]),
     ]
     let coreDataTargets: [Target] = [
         .target(name: "CoreData", dependencies: ["Strata"]),
@@ -25,6 +26,10 @@ import PackageDescription
         // by a Strata sync server (the server of the NSPersistentCloudKitContainer registered
         // with the container identifier).
         .target(name: "CloudKit", dependencies: ["Strata", "StrataSyncProtocol"]),
+        // `import SwiftData` where Apple's is absent: `@Model` classes, `ModelContainer` and
+        // `ModelContext` over Strata's engine and store files (one engine, two APIs).
+        .target(name: "SwiftData", dependencies: ["Strata", "StrataMacros"]),
+        .testTarget(name: "SwiftDataTests", dependencies: ["SwiftData", "CoreData"]),
         // The sync client against a real `strata-sync` on a throw-away PostgreSQL (skipped with a
         // notice where PostgreSQL is absent).
         .testTarget(

@@ -65,6 +65,20 @@ extension NSManagedObjectContext {
     }
 }
 
+/// Typed predicates and sort descriptors as a fetch request's, throwing what the translation
+/// finds (the SwiftData module's fetch descriptors).
+package enum TypedFetchTranslation {
+    package static func predicate<Input>(_ predicate: Predicate<Input>) throws -> NSPredicate {
+        PredicateObjects.predicate(for: try FoundationPredicateTranslation.node(from: predicate))
+    }
+
+    package static func sortDescriptors<Compared>(_ descriptors: [SortDescriptor<Compared>]) throws -> [NSSortDescriptor] {
+        try FoundationPredicateTranslation.sortKeys(from: descriptors).map { key in
+            NSSortDescriptor(key: key.key, ascending: key.ascending, selector: Selector(key.comparison.rawValue))
+        }
+    }
+}
+
 /// `#Predicate` and `SortDescriptor` name properties through key paths. A managed object's
 /// properties are `@Managed` accessors, whose key paths Swift cannot name on Linux, so the
 /// name is found by reading the key path on a probe object that records the keys it is

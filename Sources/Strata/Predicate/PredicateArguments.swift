@@ -11,6 +11,9 @@ enum PredicateArguments {
         guard let argument = unwrapped(argument) else { return .null }
         if let value = plainValue(argument) { return value }
         if let value = argument as? PredicateValue { return value }
+        if let convertible = argument as? any _PredicateArgumentConvertible {
+            return value(convertible._predicateArgument)
+        }
         // Class instances are tested first: on Linux, `as?` bridges Swift numbers to and from
         // `NSNumber`, so an `Int` would otherwise pass for an `NSNumber` and an `NSNumber` of
         // 1 for a `Bool`.
@@ -144,4 +147,11 @@ private protocol OptionalArgument {
 
 extension Optional: OptionalArgument {
     fileprivate var wrappedArgument: Any? { self.map { $0 as Any } }
+}
+
+/// A value that stands for another in predicates: a SwiftData model for its context's
+/// object (`#Predicate<Stop> { $0.trip == trip }`, `%@` arguments).
+public protocol _PredicateArgumentConvertible {
+    /// What the predicate compares in the value's place (nil when it stands for nothing).
+    var _predicateArgument: Any? { get }
 }

@@ -1,0 +1,369 @@
+import Foundation
+import Strata
+
+/// Where models are inserted, fetched, changed, deleted and saved: a Core Data context of the
+/// container's stores, with one model per row it holds.
+///
+/// A context is used on one thread or actor at a time, as Apple's: the main context on the
+/// main actor, others where they were made (a `@ModelActor` makes its own).
+public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
+    /// Posted before a save (object: the context).
+    public static let willSave = Notification.Name("ModelContextWillSave")
+    /// Posted after a save (object: the context), with the saved models' identifiers under
+    /// `NotificationKey.insertedIdentifiers`, `.updatedIdentifiers` and `.deletedIdentifiers`.
+    public static let didSave = Notification.Name("ModelContextDidSave")
+
+    public enum NotificationKey: String {
+        case insertedIdentifiers = "inserted"
+        case updatedIdentifiers = "updated"
+        case deletedIdentifiers = "deleted"
+        case queryGeneration
+        case invalidatedAllIdentifiers = "invalidatedAll"
+    }
+
+    /// The Core Data context underneath.
+    let managed: NSManagedObjectContext
+    private let strongContainer: ModelContainer?
+    private weak var weakContainer: ModelContainer?
+    let isMain: Bool
+    /// The context's models, by the identity of their objects (held weakly: a model no one
+    /// holds is made again from its object when next read).
+    private var registry: [ObjectIdentifier: WeakModel] = [:]
+    private var registryLimit = 1024
+    /// Models inserted since the last save, held until it (with their transient values).
+    private var insertedModels: [ObjectIdentifier: any PersistentModel] = [:]
+    private var autosaveScheduled = false
+
+    /// Whether the context saves by itself after changes: on by default for the main context
+    /// (at the end of the main actor's turn in which the change was made), off for others.
+    public var autosaveEnabled: Bool
+
+    public var container: ModelContainer {
+        if let container = strongContainer ?? weakContainer { return container }
+        preconditionFailure("The main context of a container that no longer exists was used; keep the ModelContainer.")
+    }
+
+    /// A new context of the container's stores.
+    public convenience init(_ container: ModelContainer) {
+        self.init(container, isMain: false)
+    }
+
+    init(_ container: ModelContainer, isMain: Bool) {
+        self.isMain = isMain
+        if isMain {
+            strongContainer = nil
+            weakContainer = container
+        } else {
+            strongContainer = container
+        }
+        managed = NSManagedObjectContext(concurrencyType: isMain ? .mainQueueConcurrencyType : .privateQueueConcurrencyType)
+        managed.persistentStoreCoordinator = container.persistentContainer.persistentStoreCoordinator
+        // `@Attribute(.unique)`: inserting a model whose unique values a row has updates the row.
+        managed.mergePolicy = NSMergeByPropertyObjectTrumpMergePolicy
+        managed.automaticallyMergesChangesFromParent = true
+        autosaveEnabled = isMain
+    }
+
+    public static func == (lhs: ModelContext, rhs: ModelContext) -> Bool { lhs === rhs }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+
+    // MARK: Changes
+
+    /// Whether the context holds changes not yet saved.
+    public var hasChanges: Bool { managed.hasChanges }
+
+    public var undoManager: UndoManager? {
+        get { managed.undoManager }
+        set { managed.undoManager = newValue }
+    }
+
+    public var insertedModelsArray: [any PersistentModel] { models(of: managed.insertedObjects) }
+    public var changedModelsArray: [any PersistentModel] { models(of: managed.updatedObjects) }
+    public var deletedModelsArray: [any PersistentModel] { models(of: managed.deletedObjects) }
+
+    /// Inserts a model (and the models its relationships reach that no context holds yet).
+    /// A model already in this context is left as it is.
+    public func insert<T: PersistentModel>(_ model: T) {
+        _ = insertedObject(of: model)
+        noteChange()
+    }
+
+    /// Marks the model deleted; the deletion is saved with the next save. A model never
+    /// inserted is forgotten.
+    public func delete<T: PersistentModel>(_ model: T) {
+        let backing = model._strataBacking
+        guard let object = backing.object else { return }
+        guard backing.context === self else {
+            if let own = try? managed.existingObject(with: object.objectID) { managed.delete(own) }
+            noteChange()
+            return
+        }
+        managed.delete(object)
+        noteChange()
+    }
+
+    /// Deletes every model of the type (and, with `includeSubclasses`, of its subclasses) that
+    /// matches the predicate: one statement in the store for those not in the context with
+    /// changes, as a batch delete; the context forgets the deleted rows.
+    public func delete<T: PersistentModel>(
+        model: T.Type, where predicate: Predicate<T>? = nil, includeSubclasses: Bool = true
+    ) throws {
+        var descriptor = FetchDescriptor<T>(predicate: predicate)
+        descriptor.includePendingChanges = true
+        let request = try fetchRequest(descriptor)
+        request.includesSubentities = includeSubclasses
+        for object in try managed.fetch(request) {
+            managed.delete(object)
+        }
+        noteChange()
+    }
+
+    /// Saves the context's changes to its stores, posting `willSave` and `didSave`.
+    public func save() throws {
+        autosaveScheduled = false
+        guard managed.hasChanges else { return }
+        NotificationCenter.default.post(name: Self.willSave, object: self)
+        let inserted = managed.insertedObjects
+        let updated = managed.updatedObjects
+        let deleted = managed.deletedObjects
+        try managed.save()
+        insertedModels.removeAll()
+        var userInfo: [AnyHashable: Any] = [:]
+        userInfo[NotificationKey.insertedIdentifiers.rawValue] = inserted.map { PersistentIdentifier($0.objectID) }
+        userInfo[NotificationKey.updatedIdentifiers.rawValue] = updated.map { PersistentIdentifier($0.objectID) }
+        userInfo[NotificationKey.deletedIdentifiers.rawValue] = deleted.map { PersistentIdentifier($0.objectID) }
+        NotificationCenter.default.post(name: Self.didSave, object: self, userInfo: userInfo)
+    }
+
+    /// Discards the changes not yet saved: models inserted since are forgotten, changed ones
+    /// read their saved values again.
+    public func rollback() {
+        managed.rollback()
+        for (_, model) in insertedModels { detach(model) }
+        insertedModels.removeAll()
+        autosaveScheduled = false
+    }
+
+    /// Runs the block, then saves what it changed (one save).
+    public func transaction(block: () throws -> Void) throws {
+        try block()
+        try save()
+    }
+
+    /// Brings pending changes into the context's change lists (done at each save and fetch).
+    public func processPendingChanges() { managed.processPendingChanges() }
+
+    // MARK: Fetching
+
+    public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
+        let objects = try managed.fetch(try fetchRequest(descriptor))
+        return objects.compactMap { model(for: $0, as: T.self) }
+    }
+
+    /// The models of the descriptor in batches of `batchSize`: only those of a batch are in
+    /// memory at once (as `fetchBatchSize`).
+    public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, batchSize: Int) throws -> [T] {
+        let request = try fetchRequest(descriptor)
+        request.fetchBatchSize = batchSize
+        return try managed.fetch(request).compactMap { model(for: $0, as: T.self) }
+    }
+
+    public func fetchCount<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Int {
+        try managed.count(for: try fetchRequest(descriptor))
+    }
+
+    public func fetchIdentifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [PersistentIdentifier] {
+        let request = try fetchRequest(descriptor, of: NSManagedObjectID.self)
+        request.resultType = .managedObjectIDResultType
+        let ids = try managed.fetch(request)
+        return ids.map(PersistentIdentifier.init)
+    }
+
+    /// Calls the block with each model of the descriptor, `batchSize` rows at a time; the
+    /// models of a batch are released before the next is read (unless the block changed them
+    /// and `allowEscapingMutations` is false, which fails as Apple's does).
+    public func enumerate<T: PersistentModel>(
+        _ descriptor: FetchDescriptor<T>, batchSize: Int = 5000, allowEscapingMutations: Bool = false,
+        block: (T) throws -> Void
+    ) throws {
+        var offset = descriptor.fetchOffset ?? 0
+        let limit = descriptor.fetchLimit
+        var remaining = limit ?? Int.max
+        let size = max(1, batchSize)
+        while remaining > 0 {
+            var page = descriptor
+            page.fetchOffset = offset
+            page.fetchLimit = min(size, remaining)
+            let models = try fetch(page)
+            for model in models { try block(model) }
+            if !allowEscapingMutations, models.contains(where: { $0.hasChanges }) {
+                throw SwiftDataError.unsupportedEnumerationMutation
+            }
+            if models.count < min(size, remaining) { break }
+            offset += models.count
+            remaining -= models.count
+        }
+    }
+
+    // MARK: Models by identifier
+
+    /// The model of an identifier: the registered one, or one made for the row (a fault,
+    /// filled when first read).
+    public func model(for persistentModelID: PersistentIdentifier) -> any PersistentModel {
+        if let object = object(for: persistentModelID), let model = anyModel(for: object) { return model }
+        preconditionFailure("\(persistentModelID) names no model of this container's schema")
+    }
+
+    /// The model of an identifier if the context holds it already, else nil.
+    public func registeredModel<T: PersistentModel>(for persistentModelID: PersistentIdentifier) -> T? {
+        guard let objectID = objectID(for: persistentModelID), let object = managed.registeredObject(for: objectID) else {
+            return nil
+        }
+        return model(for: object, as: T.self)
+    }
+
+    func objectID(for identifier: PersistentIdentifier) -> NSManagedObjectID? {
+        if let objectID = identifier.objectID { return objectID }
+        guard let url = URL(string: identifier.key) else { return nil }
+        return managed.persistentStoreCoordinator?.managedObjectID(forURIRepresentation: url)
+    }
+
+    private func object(for identifier: PersistentIdentifier) -> NSManagedObject? {
+        guard let objectID = objectID(for: identifier) else { return nil }
+        return managed.object(with: objectID)
+    }
+
+    // MARK: Models and objects
+
+    /// The context's model of an object, made (and registered) when it has none.
+    func model<T: PersistentModel>(for object: NSManagedObject, as type: T.Type) -> T? {
+        anyModel(for: object) as? T
+    }
+
+    private func anyModel(for object: NSManagedObject) -> (any PersistentModel)? {
+        let key = ObjectIdentifier(object)
+        if let model = registry[key]?.model { return model }
+        guard let name = object.entity.name, let type = container.schema.types[name] else { return nil }
+        let model = make(type, object)
+        register(model, for: object)
+        return model
+    }
+
+    private func make<T: PersistentModel>(_ type: T.Type, _ object: NSManagedObject) -> T {
+        T(backingData: _StrataBackingData<T>(object: object, context: self))
+    }
+
+    private func register(_ model: any PersistentModel, for object: NSManagedObject) {
+        if registry.count >= registryLimit {
+            registry = registry.filter { $0.value.model != nil }
+            registryLimit = max(1024, registry.count * 2)
+        }
+        registry[ObjectIdentifier(object)] = WeakModel(model)
+    }
+
+    private func models(of objects: Set<NSManagedObject>) -> [any PersistentModel] {
+        objects.compactMap { anyModel(for: $0) }
+    }
+
+    /// The object of a model in this context, inserting the model (and, through its values
+    /// set before insertion, the models they reach) when no context holds it.
+    func insertedObject<T: PersistentModel>(of model: T) -> NSManagedObject {
+        let backing = model._strataBacking
+        if let object = backing.object {
+            if backing.context === self { return object }
+            return managed.object(with: object.objectID)
+        }
+        let info = ModelTypeInfo.of(T.self)
+        guard let entity = container.schema.managedObjectModel.entitiesByName[info.entityName] else {
+            preconditionFailure("\(T.self) is not a model of this container's schema")
+        }
+        let object = NSManagedObject(entity: entity, insertInto: managed)
+        backing.object = object
+        backing.context = self
+        register(model, for: object)
+        insertedModels[ObjectIdentifier(model)] = model
+        let pending = backing.pending
+        backing.pending = [:]
+        for property in info.properties {
+            guard let value = pending[property.name] else { continue }
+            switch property.kind {
+            case .attribute:
+                ModelValues.writeAny(value, to: object, property.name)
+            case .toOne:
+                guard let related = value as? any PersistentModel else { continue }
+                object.setValue(insertedObject(of: related), forKey: property.name)
+            case .toMany:
+                guard let collection = value as? any _ModelCollection else { continue }
+                let objects = collection._models.map { insertedObject(of: $0) }
+                object.setValue(NSSet(array: objects), forKey: property.name)
+            }
+        }
+        return object
+    }
+
+    /// A model whose insertion was rolled back: it holds its values again, in no context.
+    private func detach(_ model: some PersistentModel) {
+        let backing = model._strataBacking
+        backing.object = nil
+        backing.context = nil
+    }
+
+    /// Notes a change, for autosave.
+    func noteChange() {
+        guard autosaveEnabled, !autosaveScheduled else { return }
+        autosaveScheduled = true
+        if isMain {
+            DispatchQueue.main.async { [weak self] in
+                MainActor.assumeIsolated { self?.autosave() }
+            }
+        } else {
+            managed.perform { [weak self] in self?.autosave() }
+        }
+    }
+
+    private func autosave() {
+        guard autosaveScheduled, autosaveEnabled else { return }
+        do {
+            try save()
+        } catch {
+            // As Apple's autosave: the changes stay in the context for an explicit save to report.
+            autosaveScheduled = false
+        }
+    }
+
+    // MARK: Requests
+
+    func fetchRequest<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> NSFetchRequest<NSManagedObject> {
+        try fetchRequest(descriptor, of: NSManagedObject.self)
+    }
+
+    func fetchRequest<T: PersistentModel, Result: NSFetchRequestResult>(
+        _ descriptor: FetchDescriptor<T>, of result: Result.Type
+    ) throws -> NSFetchRequest<Result> {
+        let info = ModelTypeInfo.of(T.self)
+        let request = NSFetchRequest<Result>(entityName: info.entityName)
+        if let predicate = descriptor.predicate {
+            request.predicate = try TypedFetchTranslation.predicate(predicate)
+        }
+        request.sortDescriptors = try TypedFetchTranslation.sortDescriptors(descriptor.sortBy)
+        if let limit = descriptor.fetchLimit { request.fetchLimit = max(0, limit) }
+        if let offset = descriptor.fetchOffset { request.fetchOffset = max(0, offset) }
+        request.includesPendingChanges = descriptor.includePendingChanges
+        if !descriptor.propertiesToFetch.isEmpty {
+            request.propertiesToFetch = descriptor.propertiesToFetch.compactMap { info.name(of: $0) }
+        }
+        if !descriptor.relationshipKeyPathsForPrefetching.isEmpty {
+            request.relationshipKeyPathsForPrefetching = descriptor.relationshipKeyPathsForPrefetching.compactMap {
+                info.name(of: $0)
+            }
+        }
+        return request
+    }
+}
+
+/// A model held weakly.
+final class WeakModel {
+    weak var object: AnyObject?
+    init(_ model: any PersistentModel) { object = model }
+    var model: (any PersistentModel)? { object as? any PersistentModel }
+}

@@ -1,0 +1,125 @@
+import Foundation
+import Strata
+import Synchronization
+
+/// What Strata reads once from a model class's `schemaMetadata`: its entity's name and each
+/// persisted property's kind, found from the type of its key path.
+final class ModelTypeInfo: @unchecked Sendable {
+    /// A persisted property.
+    struct Property {
+        enum Kind {
+            /// A value (the Swift type without its optional).
+            case attribute(Any.Type)
+            /// One model (`Trip` or `Trip?`).
+            case toOne(any PersistentModel.Type)
+            /// Several (`[Stop]`, `[Stop]?`).
+            case toMany(any PersistentModel.Type)
+        }
+
+        var name: String
+        var keyPath: AnyKeyPath
+        var kind: Kind
+        var isOptional: Bool
+        var defaultValue: Any?
+        var attribute: Schema.Attribute?
+        var relationship: Schema.Relationship?
+
+        /// The model class a relationship reaches.
+        var destination: (any PersistentModel.Type)? {
+            switch kind {
+            case .attribute: nil
+            case .toOne(let type), .toMany(let type): type
+            }
+        }
+    }
+
+    let type: any PersistentModel.Type
+    /// The entity's name: the class's name, without its module or enclosing types.
+    let entityName: String
+    let properties: [Property]
+    private let names: [AnyKeyPath: String]
+    let propertiesByName: [String: Property]
+
+    private init(_ type: any PersistentModel.Type) {
+        self.type = type
+        entityName = Self.entityName(of: type)
+        var properties: [Property] = []
+        for metadata in type.schemaMetadata {
+            let valueType = Swift.type(of: metadata.keypath).valueType
+            let (unwrapped, isOptional) = Self.unwrapped(valueType)
+            let kind: Property.Kind
+            if let model = unwrapped as? any PersistentModel.Type {
+                kind = .toOne(model)
+            } else if let collection = unwrapped as? any _ModelCollection.Type {
+                kind = .toMany(collection._modelElementType)
+            } else {
+                kind = .attribute(unwrapped)
+            }
+            properties.append(
+                Property(
+                    name: metadata.name, keyPath: metadata.keypath, kind: kind, isOptional: isOptional,
+                    defaultValue: metadata.defaultValue, attribute: metadata.metadata as? Schema.Attribute,
+                    relationship: metadata.metadata as? Schema.Relationship))
+        }
+        self.properties = properties
+        names = Dictionary(properties.map { ($0.keyPath, $0.name) }, uniquingKeysWith: { first, _ in first })
+        propertiesByName = Dictionary(properties.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The property a key path of the class reads, by name.
+    func name(of keyPath: AnyKeyPath) -> String? { names[keyPath] }
+
+    static func entityName(of type: Any.Type) -> String {
+        let full = String(describing: type)
+        // `String(describing:)` gives the bare name of a class, even a nested one.
+        return full.split(separator: ".").last.map(String.init) ?? full
+    }
+
+    /// The type inside an optional, and whether there was one.
+    static func unwrapped(_ type: Any.Type) -> (Any.Type, Bool) {
+        if let optional = type as? any _OptionalType.Type { return (optional._wrappedType, true) }
+        return (type, false)
+    }
+
+    private static let cache = Mutex<[ObjectIdentifier: ModelTypeInfo]>([:])
+
+    static func of(_ type: any PersistentModel.Type) -> ModelTypeInfo {
+        let key = ObjectIdentifier(type)
+        if let info = cache.withLock({ $0[key] }) { return info }
+        // Made outside the lock: `schemaMetadata` may name other model classes.
+        let info = ModelTypeInfo(type)
+        return cache.withLock { cache in
+            if let existing = cache[key] { return existing }
+            cache[key] = info
+            return info
+        }
+    }
+}
+
+/// `Optional`, seen from a type that may be one.
+protocol _OptionalType {
+    static var _wrappedType: Any.Type { get }
+}
+
+extension Optional: _OptionalType {
+    static var _wrappedType: Any.Type { Wrapped.self }
+}
+
+/// A collection of models a to-many relationship property holds (`[Stop]`, `Set<Stop>`).
+public protocol _ModelCollection {
+    static var _modelElementType: any PersistentModel.Type { get }
+    init(_models: [any PersistentModel])
+    var _models: [any PersistentModel] { get }
+}
+
+extension Array: _ModelCollection where Element: PersistentModel {
+    public static var _modelElementType: any PersistentModel.Type { Element.self }
+    public init(_models: [any PersistentModel]) { self = _models.compactMap { $0 as? Element } }
+    public var _models: [any PersistentModel] { self }
+}
+
+extension Set: _ModelCollection where Element: PersistentModel {
+    public static var _modelElementType: any PersistentModel.Type { Element.self }
+    public init(_models: [any PersistentModel]) { self = Set(_models.compactMap { $0 as? Element }) }
+    public var _models: [any PersistentModel] { Array(self) }
+}

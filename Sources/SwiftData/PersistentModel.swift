@@ -1,0 +1,107 @@
+import Foundation
+import Observation
+import Strata
+
+/// A class that SwiftData persists: what `@Model` makes of a class.
+///
+/// The macro turns each stored property into accessors that read and write the model's
+/// backing data (`persistentBackingData`), lists the properties in `schemaMetadata`, and adds
+/// `init(backingData:)`, through which a context makes the model of a fetched row. A model
+/// compares and hashes by identity, as Apple's do.
+public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable, _PredicateKeyPathNaming,
+    _PredicateArgumentConvertible
+{
+    /// Where the model's values live: in the model until it is inserted into a context, then
+    /// in the context's object of the same row.
+    var persistentBackingData: any BackingData<Self> { get set }
+
+    /// The persisted properties, in declaration order: names, key paths, default values and
+    /// the options of `@Attribute` and `@Relationship`.
+    static var schemaMetadata: [Schema.PropertyMetadata] { get }
+
+    /// A model over existing backing data (a fetched row).
+    init(backingData: any BackingData<Self>)
+
+    /// The `#Unique` and `#Index` of the class (written by `@Model`).
+    static var _$constraints: _ModelConstraints { get }
+}
+
+extension PersistentModel {
+    public static var _$constraints: _ModelConstraints { _ModelConstraints() }
+
+    /// The model's identifier: temporary until its context first saves it, then the row's.
+    public var persistentModelID: PersistentIdentifier {
+        _strataBacking.persistentModelID ?? _strataBacking.unsavedIdentifier(entityName: ModelTypeInfo.of(Self.self).entityName)
+    }
+
+    /// The context the model was inserted into or fetched by; `nil` before insertion and
+    /// after its deletion is saved.
+    public var modelContext: ModelContext? { _strataBacking.context }
+
+    /// Whether the model has changes its context has not saved (an unsaved insertion included).
+    public var hasChanges: Bool { _strataBacking.object?.hasChanges ?? false }
+
+    /// Whether the model was deleted from its context (and the deletion not yet saved).
+    public var isDeleted: Bool { _strataBacking.object?.isDeleted ?? false }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs === rhs }
+
+    /// In predicates, a model stands for its context's object of its row.
+    public var _predicateArgument: Any? { _strataBacking.object }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+
+    /// The value of a persisted property, by key path.
+    public func getValue<Value>(forKey keyPath: KeyPath<Self, Value>) -> Value {
+        self[keyPath: keyPath]
+    }
+
+    /// Sets a persisted property, by key path.
+    public func setValue<Value>(forKey keyPath: ReferenceWritableKeyPath<Self, Value>, to newValue: Value) {
+        self[keyPath: keyPath] = newValue
+    }
+
+    /// The backing data Strata made (`@Model` always makes it).
+    var _strataBacking: _StrataBackingData<Self> {
+        _StrataBackingData<Self>.adopting(persistentBackingData)
+    }
+
+    /// The names of key paths in predicates and sort descriptors: a persisted property's name
+    /// (`\Trip.name` is a computed property once `@Model` has expanded it, and Swift names
+    /// computed key paths on no platform but Apple's).
+    public static func _predicateKeyName(for keyPath: AnyKeyPath) -> String? {
+        ModelTypeInfo.of(Self.self).name(of: keyPath)
+    }
+}
+
+extension PersistentModel {
+    /// A model's identity for `Identifiable`: its `persistentModelID`, unless the class
+    /// declares an `id` of its own.
+    public var id: PersistentIdentifier { persistentModelID }
+}
+
+/// The storage a model's properties read and write (Apple's protocol; Strata's models all use
+/// `_StrataBackingData`).
+public protocol BackingData<Model>: AnyObject {
+    associatedtype Model: PersistentModel
+    /// The identifier of the row behind the model, once it has one.
+    var persistentModelID: PersistentIdentifier? { get }
+    init(for modelType: Model.Type)
+}
+
+/// What the storage a `@Model` macro gives each persisted property holds: nothing (the value
+/// lives in the backing data).
+public struct _SwiftDataNoType: Sendable {
+    public init() {}
+}
+
+/// The `#Unique` and `#Index` declarations of a model class, gathered by `@Model`.
+public struct _ModelConstraints: @unchecked Sendable {
+    public var unique: [[AnyKeyPath]]
+    public var indexes: [[AnyKeyPath]]
+
+    public init(unique: [[AnyKeyPath]] = [], indexes: [[AnyKeyPath]] = []) {
+        self.unique = unique
+        self.indexes = indexes
+    }
+}
