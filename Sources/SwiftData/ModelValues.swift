@@ -8,6 +8,9 @@ enum ModelValues {
     /// kind from the data it is stored as.
     static func read<Value>(_ object: NSManagedObject, _ key: String, as type: Value.Type) -> Value? {
         if let value: Value = object._managedValue(forKey: key) { return value }
+        if let raw = Value.self as? any RawRepresentable.Type, StoredValueType.isPrimitive(raw._rawValueType) {
+            return raw._read(from: object, key) as? Value
+        }
         guard let decodable = Value.self as? any Decodable.Type, !StoredValueType.isPrimitive(Value.self),
             let data: Data = object._managedValue(forKey: key)
         else { return nil }
@@ -21,18 +24,30 @@ enum ModelValues {
             object._setManagedValue(nil as Value?, forKey: key)
             return
         }
-        if !StoredValueType.isPrimitive(Value.self), let data = CodableValues.encode(value) {
-            object._setManagedValue(data, forKey: key)
-            return
+        if !StoredValueType.isPrimitive(Value.self) {
+            if let raw = value as? any RawRepresentable, StoredValueType.isPrimitive(type(of: raw)._rawValueType) {
+                raw._write(to: object, key)
+                return
+            }
+            if let data = CodableValues.encode(value) {
+                object._setManagedValue(data, forKey: key)
+                return
+            }
         }
         object._setManagedValue(value, forKey: key)
     }
 
     /// Sets an attribute from a value of any type (one set before insertion).
     static func writeAny(_ value: Any, to object: NSManagedObject, _ key: String) {
-        if !StoredValueType.isPrimitive(type(of: value)), let data = CodableValues.encode(value) {
-            object.setValue(data, forKey: key)
-            return
+        if !StoredValueType.isPrimitive(type(of: value)) {
+            if let raw = value as? any RawRepresentable, StoredValueType.isPrimitive(type(of: raw)._rawValueType) {
+                raw._write(to: object, key)
+                return
+            }
+            if let data = CodableValues.encode(value) {
+                object.setValue(data, forKey: key)
+                return
+            }
         }
         object.setValue(value, forKey: key)
     }
@@ -50,23 +65,61 @@ enum ModelValues {
     }
 }
 
-/// `Codable` values the store has no column type for, as data.
+/// `Codable` values the store has no column type for (arrays and sets of values, structs), as
+/// a binary property list, as SwiftData stores collections of values.
 enum CodableValues {
     static func encode(_ value: Any) -> Data? {
         guard let encodable = value as? any Encodable else { return nil }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        return try? encoder.encode(encodable)
+        let encoder = PropertyListEncoder()
+        encoder.outputFormat = .binary
+        if let data = try? encoder.encode(encodable) { return data }
+        return try? encoder.encode(Wrapper(value: encodable))
     }
 
     static func decode(_ type: any Decodable.Type, from data: Data) -> Any? {
-        try? JSONDecoder().decode(type, from: data)
+        func decode<T: Decodable>(_: T.Type) -> Any? {
+            if let value = try? PropertyListDecoder().decode(T.self, from: data) { return value }
+            return try? PropertyListDecoder().decode(Unwrapper<T>.self, from: data).value
+        }
+        return decode(type)
+    }
+
+    /// A property list's top level is a dictionary or an array: a value that encodes as a
+    /// single number or string (a custom `Codable`) is kept under a key.
+    private struct Wrapper: Encodable {
+        let value: any Encodable
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Key.self)
+            try container.encode(value, forKey: .value)
+        }
+    }
+
+    private struct Unwrapper<T: Decodable>: Decodable {
+        let value: T
+        init(from decoder: any Decoder) throws {
+            value = try decoder.container(keyedBy: Key.self).decode(T.self, forKey: .value)
+        }
+    }
+
+    private enum Key: String, CodingKey { case value = "v" }
+}
+
+extension RawRepresentable {
+    static var _rawValueType: Any.Type { RawValue.self }
+    var _rawValueAsAny: Any { rawValue }
+
+    /// The value of the raw value stored under the key, if it is one of the type's.
+    static func _read(from object: NSManagedObject, _ key: String) -> Self? {
+        let raw: RawValue? = object._managedValue(forKey: key)
+        return raw.flatMap(Self.init(rawValue:))
+    }
+
+    func _write(to object: NSManagedObject, _ key: String) {
+        object._setManagedValue(rawValue, forKey: key)
     }
 }
 
 extension StoredValueType {
     /// Whether values of the type are stored as they are (a column type of their own).
-    static func isPrimitive(_ type: Any.Type) -> Bool {
-        of(type).attributeType != .binaryDataAttributeType || type == Data.self
-    }
+    static func isPrimitive(_ type: Any.Type) -> Bool { of(type).isPlain }
 }

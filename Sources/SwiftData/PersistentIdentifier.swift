@@ -5,7 +5,9 @@ import Strata
 /// form), temporary until the row is first saved, as in Core Data. Equal identifiers name the
 /// same row of the same store; an identifier survives encoding (`Codable`) and is resolved
 /// again by `ModelContext.model(for:)`.
-public struct PersistentIdentifier: Hashable, Identifiable, Comparable, Codable, Sendable, CustomStringConvertible {
+public struct PersistentIdentifier: Hashable, Identifiable, Comparable, Codable, Sendable, CustomStringConvertible,
+    _PredicateArgumentConvertible
+{
     /// What identifies the row: the object ID's URI, or for a model no context holds yet a
     /// token of its own.
     let key: String
@@ -40,6 +42,9 @@ public struct PersistentIdentifier: Hashable, Identifiable, Comparable, Codable,
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.key < rhs.key }
 
     public var description: String { "PersistentIdentifier(\(key))" }
+
+    /// In a predicate, the row's object ID.
+    public var _predicateArgument: Any? { objectID }
 
     private enum CodingKeys: String, CodingKey {
         case uri

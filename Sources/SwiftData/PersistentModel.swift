@@ -9,7 +9,7 @@ import Strata
 /// `init(backingData:)`, through which a context makes the model of a fetched row. A model
 /// compares and hashes by identity, as Apple's do.
 public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable, _PredicateKeyPathNaming,
-    _PredicateArgumentConvertible
+    _PredicateArgumentConvertible, _PredicateIdentityKeyPath
 {
     /// Where the model's values live: in the model until it is inserted into a context, then
     /// in the context's object of the same row.
@@ -65,6 +65,9 @@ extension PersistentModel {
     var _strataBacking: _StrataBackingData<Self> {
         _StrataBackingData<Self>.adopting(persistentBackingData)
     }
+
+    /// `persistentModelID` in a predicate stands for the model (its row).
+    public static func _predicateIsIdentity(_ keyPath: AnyKeyPath) -> Bool { keyPath == \Self.persistentModelID }
 
     /// The names of key paths in predicates and sort descriptors: a persisted property's name
     /// (`\Trip.name` is a computed property once `@Model` has expanded it, and Swift names

@@ -164,6 +164,8 @@ enum SchemaModelBuilder {
 /// what the attribute holds (`Int` as `Int64`…).
 struct StoredValueType {
     var attributeType: NSAttributeType
+    /// Whether values of the type are stored as they are (not as a raw value or encoded).
+    var isPlain = true
     var valueClassName: String?
     /// The stored form of a Swift value of the type; nil when it is not one.
     var storedValue: (Any) -> Any?
@@ -203,7 +205,15 @@ struct StoredValueType {
         case is URL.Type: return plain(.URIAttributeType)
         case is Decimal.Type: return plain(.decimalAttributeType)
         default:
-            return StoredValueType(attributeType: .binaryDataAttributeType, storedValue: { CodableValues.encode($0) })
+            // An enumeration with a raw value keeps its raw value; any other `Codable` value
+            // (a struct, an array or a set of values) its binary property list.
+            if let raw = type as? any RawRepresentable.Type, isPrimitive(raw._rawValueType) {
+                let rawType = of(raw._rawValueType)
+                return StoredValueType(attributeType: rawType.attributeType, isPlain: false) { value in
+                    (value as? any RawRepresentable).flatMap { rawType.storedValue($0._rawValueAsAny) }
+                }
+            }
+            return StoredValueType(attributeType: .binaryDataAttributeType, isPlain: false) { CodableValues.encode($0) }
         }
     }
 }

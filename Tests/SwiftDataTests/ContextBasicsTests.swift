@@ -57,6 +57,13 @@ struct ContextBasicsTests {
         let withStop = try context.fetch(
             FetchDescriptor<HandStop>(predicate: #Predicate { $0.trip?.name == "Paris" }))
         #expect(withStop.map(\.title) == ["Louvre"])
+        let parisID = trips[0].persistentModelID
+        let byIdentifier = try context.fetch(
+            FetchDescriptor<HandStop>(predicate: #Predicate { $0.trip?.persistentModelID == parisID }))
+        #expect(byIdentifier.map(\.title) == ["Louvre"])
+        let byOwnIdentifier = try context.fetch(
+            FetchDescriptor<HandTrip>(predicate: #Predicate { $0.persistentModelID == parisID }))
+        #expect(byOwnIdentifier.map(\.name) == ["Paris"])
     }
 
     @Test("delete cascades as @Relationship(deleteRule: .cascade) says; rollback forgets")

@@ -179,3 +179,91 @@ final class HandStop {
 
 extension HandStop: SwiftData.PersistentModel {}
 extension HandStop: Observation.Observable {}
+
+enum HandMood: String, Codable, Sendable, CaseIterable {
+    case calm
+    case busy
+}
+
+struct HandPlace: Codable, Equatable, Sendable {
+    var latitude: Double
+    var longitude: Double
+    var label: String?
+}
+
+final class HandNote {
+    var mood: HandMood {
+        @storageRestrictions(accesses: _$backingData, initializes: _mood)
+        init(initialValue) {
+            _$backingData.setValue(initialValue, forKey: "mood")
+            _mood = _SwiftDataNoType()
+        }
+        get { self._$backingData.getValue(forKey: "mood") }
+        set { self._$backingData.setValue(newValue, forKey: "mood") }
+    }
+    private var _mood: _SwiftDataNoType
+
+    var tags: [String] {
+        @storageRestrictions(accesses: _$backingData, initializes: _tags)
+        init(initialValue) {
+            _$backingData.setValue(initialValue, forKey: "tags")
+            _tags = _SwiftDataNoType()
+        }
+        get { self._$backingData.getValue(forKey: "tags") }
+        set { self._$backingData.setValue(newValue, forKey: "tags") }
+    }
+    private var _tags: _SwiftDataNoType
+
+    var place: HandPlace? {
+        @storageRestrictions(accesses: _$backingData, initializes: _place)
+        init(initialValue) {
+            _$backingData.setValue(initialValue, forKey: "place")
+            _place = _SwiftDataNoType()
+        }
+        get { self._$backingData.getValue(forKey: "place") }
+        set { self._$backingData.setValue(newValue, forKey: "place") }
+    }
+    private var _place: _SwiftDataNoType
+
+    var when: Date {
+        @storageRestrictions(accesses: _$backingData, initializes: _when)
+        init(initialValue) {
+            _$backingData.setValue(initialValue, forKey: "when")
+            _when = _SwiftDataNoType()
+        }
+        get { self._$backingData.getValue(forKey: "when") }
+        set { self._$backingData.setValue(newValue, forKey: "when") }
+    }
+    private var _when: _SwiftDataNoType
+
+    init(mood: HandMood, tags: [String], place: HandPlace?, when: Date) {
+        self.mood = mood
+        self.tags = tags
+        self.place = place
+        self.when = when
+    }
+
+    private var _$backingData = SwiftData._StrataBackingData<HandNote>()
+    public var persistentBackingData: any SwiftData.BackingData<HandNote> {
+        get { _$backingData }
+        set { _$backingData = SwiftData._StrataBackingData<HandNote>.adopting(newValue) }
+    }
+    public static var schemaMetadata: [SwiftData.Schema.PropertyMetadata] {
+        [
+            SwiftData.Schema.PropertyMetadata(name: "mood", keypath: \HandNote.mood, defaultValue: nil, metadata: nil),
+            SwiftData.Schema.PropertyMetadata(name: "tags", keypath: \HandNote.tags, defaultValue: nil, metadata: nil),
+            SwiftData.Schema.PropertyMetadata(name: "place", keypath: \HandNote.place, defaultValue: nil, metadata: nil),
+            SwiftData.Schema.PropertyMetadata(name: "when", keypath: \HandNote.when, defaultValue: nil, metadata: nil),
+        ]
+    }
+    public required init(backingData: any SwiftData.BackingData<HandNote>) {
+        _mood = _SwiftDataNoType()
+        _tags = _SwiftDataNoType()
+        _place = _SwiftDataNoType()
+        _when = _SwiftDataNoType()
+        self._$backingData = SwiftData._StrataBackingData<HandNote>.adopting(backingData)
+    }
+}
+
+extension HandNote: SwiftData.PersistentModel {}
+extension HandNote: Observation.Observable {}

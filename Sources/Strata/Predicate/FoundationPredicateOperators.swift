@@ -51,6 +51,8 @@ extension PredicateExpressions.KeyPath: _StrataTranslatableExpression {
             return .expression(.function("length:", [base]))
         case .isEmptyString:
             return .predicate(.comparison(ComparisonNode(left: base, op: .equalTo, right: .constant(.string("")))))
+        case .same:
+            return .expression(base)
         case nil:
             let name = try FoundationPredicateKeyPaths.name(of: keyPath, rootType: Root.Output.self)
             return .expression(FoundationPredicateKeyPaths.appending(name, to: base))

@@ -96,13 +96,51 @@ enum FoundationPredicateKeyPaths {
         case length
         /// `string.isEmpty` → `string == ""`.
         case isEmptyString
+        /// A member that stands for the value it is read from: an enumeration's `rawValue`
+        /// (the store holds the raw value), a model's identifier (`_PredicateIdentityKeyPath`).
+        case same
     }
 
     /// The member a key path reads from a collection or string of the given type, if it is
     /// one the predicate language has.
     static func member(_ keyPath: AnyKeyPath, of type: Any.Type) -> Member? {
-        (type as? any _StrataPredicateMembers.Type)?._predicateMember(keyPath)
+        if let member = (type as? any _StrataPredicateMembers.Type)?._predicateMember(keyPath) { return member }
+        if let identity = type as? any _PredicateIdentityKeyPath.Type, identity._predicateIsIdentity(keyPath) {
+            return .same
+        }
+        if let raw = type as? any RawRepresentable.Type, raw._strataIsRawValue(keyPath) { return .same }
+        return nil
     }
+}
+
+/// Types a key path of which stands for the value itself in predicates: a SwiftData model's
+/// `persistentModelID` (`$0.trip?.persistentModelID == id` compares the objects).
+public protocol _PredicateIdentityKeyPath {
+    static func _predicateIsIdentity(_ keyPath: AnyKeyPath) -> Bool
+}
+
+extension RawRepresentable {
+    /// Whether the key path reads the raw value. A concrete `\Mood.rawValue` differs from the
+    /// protocol's `\Self.rawValue` as key paths, so a case-iterable type's key path of the
+    /// raw value's type is also taken when it reads each case's raw value.
+    static func _strataIsRawValue(_ keyPath: AnyKeyPath) -> Bool {
+        if keyPath == \Self.rawValue { return true }
+        guard type(of: keyPath).valueType == RawValue.self, let iterable = Self.self as? any CaseIterable.Type else {
+            return false
+        }
+        let cases = iterable._strataCases.compactMap { $0 as? Self }
+        return !cases.isEmpty
+            && cases.allSatisfy { value in
+                guard let read = value[keyPath: keyPath] as? AnyHashable, let raw = value.rawValue as? AnyHashable else {
+                    return false
+                }
+                return read == raw
+            }
+    }
+}
+
+extension CaseIterable {
+    static var _strataCases: [Any] { allCases.map { $0 } }
 }
 
 /// Types with members the predicate language spells its own way; found by comparing key
@@ -154,6 +192,9 @@ extension FoundationPredicateTranslation {
     /// dates, decimals, UUIDs, URLs, data, nil, arrays and sets of them. Class instances
     /// (managed objects, object IDs, Foundation objects) are read as `%@` arguments are.
     static func constant(_ value: Any) throws -> PredicateValue {
+        if let convertible = value as? any _PredicateArgumentConvertible {
+            return PredicateArguments.value(convertible._predicateArgument)
+        }
         if let optional = value as? any _StrataPredicateOptional {
             guard let wrapped = optional._predicateWrapped else { return .null }
             return try constant(wrapped)
