@@ -139,8 +139,9 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         let rooter = KeyPathRooter(root: TypeSyntax(IdentifierTypeSyntax(name: className)))
         for item in model.memberBlock.members {
             guard let expansion = item.decl.as(MacroExpansionDeclSyntax.self) else { continue }
-            let elements = expansion.arguments.map {
-                ArrayElementSyntax(expression: rooter.rewrite($0.expression.trimmed).cast(ExprSyntax.self))
+            let elements = expansion.arguments.map { argument in
+                let expression = argument.expression.trimmed
+                return ArrayElementSyntax(expression: rooter.rewrite(expression).as(ExprSyntax.self) ?? expression)
             }
             switch expansion.macroName.text {
             case "Unique": unique += elements

@@ -1,4 +1,6 @@
-import Observation
+// The expansions of `@Model` name `Observation.Observable` and `Observation.ObservationRegistrar`
+// in the user's module, which imports only SwiftData.
+@_exported import Observation
 
 // The macros of SwiftData, implemented by Strata's compiler plugin (`StrataMacros`).
 

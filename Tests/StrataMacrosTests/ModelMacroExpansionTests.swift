@@ -522,6 +522,14 @@ struct ModelMacroExpansionTests {
         )
     }
 
+    @Test(
+        "@_PersistedProperty adds nothing to a declaration @Model would not persist",
+        arguments: ["let name: String", "static var name: String", "var name: String { \"x\" }"]
+    )
+    func persistedPropertyOnOtherDeclarations(declaration: String) {
+        assertSwiftDataExpansion("@_PersistedProperty \(declaration)", expandedSource: declaration)
+    }
+
     @Test("@Attribute, @Relationship, @Transient, #Unique and #Index expand to nothing")
     func markersExpandToNothing() {
         assertSwiftDataExpansion(
