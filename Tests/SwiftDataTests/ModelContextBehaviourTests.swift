@@ -1,0 +1,148 @@
+import Foundation
+import SwiftData
+import Synchronization
+import Testing
+
+@Suite("ModelContext behaviour")
+struct ModelContextBehaviourTests {
+    private func container() throws -> ModelContainer {
+        try ModelContainer(for: Trip.self, configurations: ModelConfiguration(url: try temporaryStoreURL()))
+    }
+
+    private func seed(_ context: ModelContext, _ names: [String]) throws {
+        for (offset, name) in names.enumerated() {
+            context.insert(
+                Trip(
+                    name: name, destination: offset.isMultiple(of: 2) ? "even" : "odd",
+                    startDate: Date(timeIntervalSinceReferenceDate: Double(offset) * 86_400)))
+        }
+        try context.save()
+    }
+
+    @Test("the main context saves by itself at the end of the main actor's turn; other contexts do not")
+    @MainActor
+    func autosave() async throws {
+        let container = try container()
+        let main = container.mainContext
+        #expect(main.autosaveEnabled)
+        #expect(!ModelContext(container).autosaveEnabled)
+        main.insert(Trip(name: "Autosaved", destination: "x"))
+        let reader = ModelContext(container)
+        #expect(try reader.fetchCount(FetchDescriptor<Trip>()) == 0, "not saved within the turn")
+        for _ in 0..<50 where main.hasChanges {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(!main.hasChanges)
+        #expect(try reader.fetchCount(FetchDescriptor<Trip>()) == 1)
+
+        let manual = ModelContext(container)
+        manual.insert(Trip(name: "Kept in memory", destination: "x"))
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(manual.hasChanges, "autosave is off for contexts made by the app")
+    }
+
+    @Test("willSave and didSave carry the context and the saved identifiers")
+    func notifications() throws {
+        let container = try container()
+        let context = ModelContext(container)
+        let seen = Mutex<[String]>([])
+        let inserted = Mutex<[PersistentIdentifier]>([])
+        let will = NotificationCenter.default.addObserver(forName: ModelContext.willSave, object: context, queue: nil) { _ in
+            seen.withLock { $0.append("will") }
+        }
+        let did = NotificationCenter.default.addObserver(forName: ModelContext.didSave, object: context, queue: nil) {
+            note in
+            seen.withLock { $0.append("did") }
+            let ids = note.userInfo?[ModelContext.NotificationKey.insertedIdentifiers.rawValue] as? [PersistentIdentifier]
+            inserted.withLock { $0 = ids ?? [] }
+        }
+        defer {
+            NotificationCenter.default.removeObserver(will)
+            NotificationCenter.default.removeObserver(did)
+        }
+        let trip = Trip(name: "Noted", destination: "x")
+        context.insert(trip)
+        try context.save()
+        #expect(seen.withLock { $0 } == ["will", "did"])
+        #expect(inserted.withLock { $0 } == [trip.persistentModelID])
+        try context.save()
+        #expect(seen.withLock { $0 } == ["will", "did"], "a save without changes posts nothing")
+    }
+
+    @Test("fetch limits, offsets, counts, identifiers, pending changes, enumerate in batches")
+    func fetching() throws {
+        let container = try container()
+        let context = ModelContext(container)
+        let names = (0..<23).map { String(format: "trip %02d", $0) }
+        try seed(context, names)
+        var page = FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.name, order: .reverse)])
+        page.fetchLimit = 5
+        page.fetchOffset = 2
+        #expect(try context.fetch(page).map(\.name) == Array(names.reversed()[2..<7]))
+        #expect(try context.fetchCount(FetchDescriptor<Trip>(predicate: #Predicate { $0.destination == "even" })) == 12)
+        let ids = try context.fetchIdentifiers(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.name)]))
+        #expect(ids.count == 23)
+        #expect((context.model(for: ids[3]) as? Trip)?.name == "trip 03")
+        let registered: Trip? = context.registeredModel(for: ids[3])
+        #expect(registered?.name == "trip 03")
+        #expect((ModelContext(container).registeredModel(for: ids[3]) as Trip?) == nil, "another context holds none yet")
+
+        let unsaved = Trip(name: "unsaved", destination: "even")
+        context.insert(unsaved)
+        var pending = FetchDescriptor<Trip>(predicate: #Predicate { $0.name == "unsaved" })
+        #expect(try context.fetch(pending).first === unsaved)
+        pending.includePendingChanges = false
+        #expect(try context.fetch(pending).isEmpty)
+        context.rollback()
+
+        var seen: [String] = []
+        try context.enumerate(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.name)]), batchSize: 4) { trip in
+            seen.append(trip.name)
+        }
+        #expect(seen == names)
+    }
+
+    @Test("delete(model:where:) deletes the matches; transaction saves once")
+    func deleteWhereAndTransaction() throws {
+        let container = try container()
+        let context = ModelContext(container)
+        try seed(context, ["a", "b", "c", "d"])
+        try context.delete(model: Trip.self, where: #Predicate { $0.destination == "odd" })
+        try context.save()
+        #expect(try context.fetch(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.name)])).map(\.name) == ["a", "c"])
+        try context.transaction {
+            context.insert(Trip(name: "e", destination: "x"))
+            context.insert(Trip(name: "f", destination: "x"))
+        }
+        #expect(!context.hasChanges)
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<Trip>()) == 4)
+        try context.delete(model: Trip.self)
+        try context.save()
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<Trip>()) == 0)
+    }
+
+    @Test("undo takes back an insertion and a change")
+    func undo() throws {
+        let container = try container()
+        let context = ModelContext(container)
+        context.undoManager = UndoManager()
+        let trip = Trip(name: "Before", destination: "x")
+        context.insert(trip)
+        try context.save()
+        context.undoManager?.beginUndoGrouping()
+        trip.name = "After"
+        context.undoManager?.endUndoGrouping()
+        #expect(trip.name == "After")
+        context.undoManager?.undo()
+        #expect(trip.name == "Before")
+        context.undoManager?.redo()
+        #expect(trip.name == "After")
+        context.undoManager?.beginUndoGrouping()
+        let added = Trip(name: "Added", destination: "x")
+        context.insert(added)
+        context.undoManager?.endUndoGrouping()
+        #expect(try context.fetchCount(FetchDescriptor<Trip>(predicate: #Predicate { $0.name == "Added" })) == 1)
+        context.undoManager?.undo()
+        #expect(try context.fetchCount(FetchDescriptor<Trip>(predicate: #Predicate { $0.name == "Added" })) == 0)
+    }
+}
