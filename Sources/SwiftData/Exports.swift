@@ -3,7 +3,8 @@
 // on Linux; Strata's is the one Core Data code uses) and the Core Data model of
 // `NSManagedObjectModel.makeManagedObjectModel(for:)`. Only these declarations, so that the
 // rest of Core Data's names stay behind `import CoreData`.
+@_exported import class Strata.NSManagedObjectModel
+
 #if !canImport(Darwin)
     @_exported import class Strata.UndoManager
 #endif
-@_exported import class Strata.NSManagedObjectModel

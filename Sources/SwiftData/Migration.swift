@@ -34,8 +34,8 @@ public enum MigrationStage: @unchecked Sendable {
 }
 
 /// Runs a migration plan on a store: from the plan's schema the store was written with, stage
-/// by stage, to the last (a store of no schema of the plan is left to the container, which
-/// migrates it lightly to the current schema or reports why it cannot).
+/// by stage, to the last. A store of no schema of the plan (nor of the container's) is refused
+/// (134100) and left as it is, as Apple's staged migration refuses an unknown model version.
 enum SchemaMigration {
     static func migrate(storeAt url: URL, plan: any SchemaMigrationPlan.Type, to target: Schema) throws {
         guard FileManager.default.fileExists(atPath: url.path) else { return }
@@ -47,7 +47,16 @@ enum SchemaMigration {
             var index = schemas.lastIndex(where: {
                 $0.managedObjectModel.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata)
             })
-        else { return }
+        else {
+            if target.managedObjectModel.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata) { return }
+            throw NSError(
+                domain: NSCocoaErrorDomain, code: NSPersistentStoreIncompatibleVersionHashError,
+                userInfo: [
+                    NSLocalizedDescriptionKey:
+                        "Cannot use staged migration with an unknown model version: the store at \(url.path) was written with "
+                        + "a schema that is none of \(plan)'s (\(versions.map { "\($0.versionIdentifier)" }.joined(separator: ", ")))."
+                ])
+        }
         while index < versions.count - 1 {
             let from = versions[index].versionIdentifier
             let stage = plan.stages.first { $0.versions.from.versionIdentifier == from }
@@ -71,6 +80,5 @@ enum SchemaMigration {
             }
             index = destination
         }
-        _ = target
     }
 }
