@@ -1,6 +1,8 @@
 import CloudKit
 import CoreData
+import SwiftData
 import UserKit
+import UserNotes
 
 // A program as a user of Strata writes it, run by scripts/test-user-package: every check
 // prints what it found, and the program exits non-zero at the first difference.
@@ -57,6 +59,22 @@ do {
     check(error.code == .badContainer, "a query without a server throws CKError.badContainer (\(error.code.rawValue))")
 } catch {
     check(false, "a query without a server throws a CKError, not \(error)")
+}
+
+// `import SwiftData`: the library's @Model classes in a container of their own, written from a
+// model actor and read from the main context.
+do {
+    let notes = try ModelContainer(for: Notebook.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+    let count = try await NoteImporter(modelContainer: notes).add(["first", "second"], to: "Ideas")
+    check(count == 2, "a model actor saves 2 notes (\(count))")
+    let main = notes.mainContext
+    let books = try main.fetch(FetchDescriptor<Notebook>())
+    check(books.map(\.title) == ["Ideas"] && books.first?.notes.count == 2, "the main context reads the notebook and its notes")
+    books.first?.notes.first { $0.text == "second" }?.pinned = true
+    try main.save()
+    check(try NoteQueries.pinned(in: ModelContext(notes)) == ["second"], "a #Predicate of the library finds the pinned note")
+} catch {
+    check(false, "SwiftData: \(error)")
 }
 
 print(failures == 0 ? "user-app: all checks passed" : "user-app: \(failures) checks failed")

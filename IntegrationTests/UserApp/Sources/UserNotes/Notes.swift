@@ -1,0 +1,47 @@
+import Foundation
+import SwiftData
+
+// A library written against Apple's SwiftData, as a user's app keeps its models: it imports
+// SwiftData only (no CoreData), its models and the functions over them are public.
+
+@Model
+public final class Notebook {
+    @Attribute(.unique) public var title: String
+    @Relationship(deleteRule: .cascade, inverse: \Note.notebook) public var notes: [Note] = []
+    public var created: Date
+
+    public init(title: String, created: Date = .now) {
+        self.title = title
+        self.created = created
+    }
+}
+
+@Model
+public final class Note {
+    public var text: String
+    public var pinned: Bool
+    public var notebook: Notebook?
+
+    public init(text: String, pinned: Bool = false) {
+        self.text = text
+        self.pinned = pinned
+    }
+}
+
+@ModelActor
+public actor NoteImporter {
+    public func add(_ texts: [String], to title: String) throws -> Int {
+        let notebook = Notebook(title: title)
+        modelContext.insert(notebook)
+        for text in texts { notebook.notes.append(Note(text: text)) }
+        try modelContext.save()
+        return try modelContext.fetchCount(FetchDescriptor<Note>())
+    }
+}
+
+public enum NoteQueries {
+    public static func pinned(in context: ModelContext) throws -> [String] {
+        try context.fetch(FetchDescriptor<Note>(predicate: #Predicate { $0.pinned }, sortBy: [SortDescriptor(\.text)]))
+            .map(\.text)
+    }
+}
