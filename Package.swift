@@ -29,7 +29,12 @@ import PackageDescription
         // `import SwiftData` where Apple's is absent: `@Model` classes, `ModelContainer` and
         // `ModelContext` over Strata's engine and store files (one engine, two APIs).
         .target(name: "SwiftData", dependencies: ["Strata", "StrataMacros"]),
+        // SwiftData's tests; the Apple-style code of Tests/SwiftDataTests/AppleStyle is also
+        // compiled in Swift 5 language mode by SwiftDataSwift5Tests (a symbolic link to it).
         .testTarget(name: "SwiftDataTests", dependencies: ["SwiftData", "CoreData"]),
+        .testTarget(
+            name: "SwiftDataSwift5Tests", dependencies: ["SwiftData", "CoreData"],
+            swiftSettings: [.swiftLanguageMode(.v5)]),
         // The sync client against a real `strata-sync` on a throw-away PostgreSQL (skipped with a
         // notice where PostgreSQL is absent).
         .testTarget(

@@ -3,13 +3,6 @@ import Foundation
 import SwiftData
 import Testing
 
-/// A store in a fresh temporary folder.
-func temporaryStoreURL(_ name: String = "default.store") throws -> URL {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("swiftdata-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    return folder.appendingPathComponent(name)
-}
-
 @Suite("ModelContext over Strata")
 struct ContextBasicsTests {
     @Test("insert, save, fetch with a #Predicate and sort; relationships and their inverses")
