@@ -72,6 +72,12 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
     /// Whether the context holds changes not yet saved.
     public var hasChanges: Bool { managed.hasChanges }
 
+    /// The author recorded with the context's saves in the history (`transactionAuthor`).
+    public var author: String? {
+        get { managed.transactionAuthor }
+        set { managed.transactionAuthor = newValue }
+    }
+
     public var undoManager: UndoManager? {
         get { managed.undoManager }
         set { managed.undoManager = newValue }

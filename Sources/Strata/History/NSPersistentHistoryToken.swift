@@ -13,9 +13,9 @@ import Foundation
 /// `Codable`, so that an app stores it with the encoders it already uses.
 public final class NSPersistentHistoryToken: NSObject, NSCopying, NSSecureCoding, Codable, @unchecked Sendable {
     /// The number of the last transaction covered, by store identifier (the store's UUID).
-    let transactionNumbers: [String: Int64]
+    package let transactionNumbers: [String: Int64]
 
-    init(transactionNumbers: [String: Int64]) {
+    package init(transactionNumbers: [String: Int64]) {
         self.transactionNumbers = transactionNumbers
         super.init()
     }

@@ -1,0 +1,242 @@
+import Foundation
+import Strata
+
+// SwiftData's persistent history (Apple's iOS 18 API) over Core Data's, which every store of
+// a container records (ATRANSACTION, ACHANGE): the transactions saved, by whom, and the
+// models each inserted, updated or deleted.
+
+/// A point in a container's history: the last transaction seen in each store.
+public struct DefaultHistoryToken: HistoryToken {
+    /// The last transaction's number, by store identifier.
+    let transactionNumbers: [String: Int64]
+
+    init(_ token: NSPersistentHistoryToken) {
+        transactionNumbers = token.transactionNumbers
+    }
+
+    var persistentHistoryToken: NSPersistentHistoryToken {
+        NSPersistentHistoryToken(transactionNumbers: transactionNumbers)
+    }
+
+    /// Earlier: no store's transaction later, and one earlier (or a store the other has not
+    /// seen yet).
+    public static func < (lhs: Self, rhs: Self) -> Bool {
+        var earlier = false
+        for (store, number) in rhs.transactionNumbers {
+            guard let mine = lhs.transactionNumbers[store] else {
+                earlier = true
+                continue
+            }
+            if mine > number { return false }
+            if mine < number { earlier = true }
+        }
+        return earlier && lhs.transactionNumbers.keys.allSatisfy { rhs.transactionNumbers[$0] != nil }
+    }
+}
+
+/// What a history token is: comparable (later transactions have greater tokens), storable.
+public protocol HistoryToken: Hashable, Comparable, Codable, Sendable {}
+
+/// A transaction of the history: one save of one context.
+public protocol HistoryTransaction: Hashable, Identifiable, Sendable {
+    associatedtype Token: HistoryToken
+    var author: String? { get }
+    var bundleIdentifier: String { get }
+    var changes: [HistoryChange] { get }
+    var processIdentifier: String { get }
+    var storeIdentifier: String { get }
+    var timestamp: Date { get }
+    var token: Token { get }
+    var transactionIdentifier: Int64 { get }
+}
+
+public struct DefaultHistoryTransaction: HistoryTransaction {
+    public let author: String?
+    public let bundleIdentifier: String
+    public let changes: [HistoryChange]
+    public let processIdentifier: String
+    public let storeIdentifier: String
+    public let timestamp: Date
+    public let token: DefaultHistoryToken
+    public let transactionIdentifier: Int64
+
+    public var id: String { "\(storeIdentifier)/\(transactionIdentifier)" }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.id == rhs.id }
+    public func hash(into hasher: inout Hasher) { hasher.combine(id) }
+}
+
+/// One model's change in a transaction.
+public enum HistoryChange: Sendable {
+    case insert(any HistoryInsert)
+    case update(any HistoryUpdate)
+    case delete(any HistoryDelete)
+
+    /// The model changed.
+    public var changedPersistentIdentifier: PersistentIdentifier {
+        switch self {
+        case .insert(let change): change.changedPersistentIdentifier
+        case .update(let change): change.changedPersistentIdentifier
+        case .delete(let change): change.changedPersistentIdentifier
+        }
+    }
+}
+
+public protocol HistoryInsert<Model>: Hashable, Sendable {
+    associatedtype Model: PersistentModel
+    var changedPersistentIdentifier: PersistentIdentifier { get }
+    var changeIdentifier: Int64 { get }
+    var transactionIdentifier: Int64 { get }
+}
+
+public protocol HistoryUpdate<Model>: Hashable, Sendable {
+    associatedtype Model: PersistentModel
+    var changedPersistentIdentifier: PersistentIdentifier { get }
+    var changeIdentifier: Int64 { get }
+    var transactionIdentifier: Int64 { get }
+    /// The persisted properties the update changed.
+    var updatedAttributes: [PartialKeyPath<Model>] { get }
+}
+
+public protocol HistoryDelete<Model>: Hashable, Sendable {
+    associatedtype Model: PersistentModel
+    var changedPersistentIdentifier: PersistentIdentifier { get }
+    var changeIdentifier: Int64 { get }
+    var transactionIdentifier: Int64 { get }
+    /// The values of the properties marked `.preserveValueOnDeletion`, kept after the deletion.
+    var tombstone: HistoryTombstone<Model> { get }
+}
+
+public struct DefaultHistoryInsert<Model: PersistentModel>: HistoryInsert {
+    public let changedPersistentIdentifier: PersistentIdentifier
+    public let changeIdentifier: Int64
+    public let transactionIdentifier: Int64
+}
+
+public struct DefaultHistoryUpdate<Model: PersistentModel>: HistoryUpdate, @unchecked Sendable {
+    public let changedPersistentIdentifier: PersistentIdentifier
+    public let changeIdentifier: Int64
+    public let transactionIdentifier: Int64
+    public let updatedAttributes: [PartialKeyPath<Model>]
+
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.changeIdentifier == rhs.changeIdentifier && lhs.changedPersistentIdentifier == rhs.changedPersistentIdentifier
+    }
+    public func hash(into hasher: inout Hasher) { hasher.combine(changeIdentifier) }
+}
+
+public struct DefaultHistoryDelete<Model: PersistentModel>: HistoryDelete {
+    public let changedPersistentIdentifier: PersistentIdentifier
+    public let changeIdentifier: Int64
+    public let transactionIdentifier: Int64
+    public let tombstone: HistoryTombstone<Model>
+}
+
+/// What a deleted model left in the history: the values of its `.preserveValueOnDeletion`
+/// properties, read by key path.
+public struct HistoryTombstone<Model: PersistentModel>: Hashable, @unchecked Sendable {
+    let values: [String: Any]
+
+    public subscript<Value>(keyPath: KeyPath<Model, Value>) -> Value? {
+        guard let name = ModelTypeInfo.of(Model.self).name(of: keyPath), let value = values[name] else { return nil }
+        if let value = value as? Value { return value }
+        return ModelTypeInfo.of(Model.self).propertiesByName[name].flatMap { property -> Value? in
+            if case .attribute(let type) = property.kind, type == Int.self, let number = value as? Int64 {
+                return Int(number) as? Value
+            }
+            return nil
+        }
+    }
+
+    /// The names of the values kept.
+    public var keys: [String] { values.keys.sorted() }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.keys == rhs.keys }
+    public func hash(into hasher: inout Hasher) { hasher.combine(keys) }
+}
+
+/// Which transactions `fetchHistory` and `deleteHistory` take: those the predicate matches,
+/// in the sort's order (by token without one), at most `fetchLimit`.
+public struct HistoryDescriptor<T: HistoryTransaction>: @unchecked Sendable {
+    public var predicate: Predicate<T>?
+    public var sortBy: [SortDescriptor<T>] = []
+    public var fetchLimit: Int?
+
+    public init(predicate: Predicate<T>? = nil) {
+        self.predicate = predicate
+    }
+}
+
+extension ModelContext {
+    /// The transactions of the container's history the descriptor takes, each with its changes.
+    public func fetchHistory(_ descriptor: HistoryDescriptor<DefaultHistoryTransaction>) throws
+        -> [DefaultHistoryTransaction]
+    {
+        var transactions = try allTransactions().filter { transaction in
+            try descriptor.predicate?.evaluate(transaction) ?? true
+        }
+        if !descriptor.sortBy.isEmpty { transactions.sort(using: descriptor.sortBy) }
+        if let limit = descriptor.fetchLimit { transactions = Array(transactions.prefix(max(0, limit))) }
+        return transactions
+    }
+
+    /// Deletes the transactions the descriptor takes and every earlier one (the history is
+    /// kept as a whole from some point on, as Core Data keeps it).
+    public func deleteHistory(_ descriptor: HistoryDescriptor<DefaultHistoryTransaction>) throws {
+        let matched = try fetchHistory(descriptor)
+        guard let last = matched.max(by: { $0.token < $1.token }) else { return }
+        let request = NSPersistentHistoryChangeRequest.deleteHistory(before: last.token.persistentHistoryToken)
+        _ = try managed.execute(request)
+    }
+
+    private func allTransactions() throws -> [DefaultHistoryTransaction] {
+        let request = NSPersistentHistoryChangeRequest.fetchHistory(after: nil as NSPersistentHistoryToken?)
+        guard let result = try managed.execute(request) as? NSPersistentHistoryResult,
+            let transactions = result.result as? [NSPersistentHistoryTransaction]
+        else { return [] }
+        let types = container.schema.types
+        return transactions.map { transaction in
+            let number = transaction.transactionNumber
+            let changes: [HistoryChange] = (transaction.changes ?? []).compactMap { change in
+                guard let name = change.changedObjectID.entity.name, let type = types[name] else { return nil }
+                return Self.change(change, of: type, transaction: number)
+            }
+            return DefaultHistoryTransaction(
+                author: transaction.author, bundleIdentifier: transaction.bundleID, changes: changes,
+                processIdentifier: transaction.processID, storeIdentifier: transaction.storeID,
+                timestamp: transaction.timestamp, token: DefaultHistoryToken(transaction.token),
+                transactionIdentifier: number)
+        }
+    }
+
+    private static func change<Model: PersistentModel>(
+        _ change: NSPersistentHistoryChange, of type: Model.Type, transaction: Int64
+    ) -> HistoryChange {
+        let identifier = PersistentIdentifier(change.changedObjectID)
+        switch change.changeType {
+        case .insert:
+            return .insert(
+                DefaultHistoryInsert<Model>(
+                    changedPersistentIdentifier: identifier, changeIdentifier: change.changeID,
+                    transactionIdentifier: transaction))
+        case .update:
+            let info = ModelTypeInfo.of(Model.self)
+            let keyPaths = (change.updatedProperties ?? []).compactMap { property in
+                info.propertiesByName[property.name]?.keyPath as? PartialKeyPath<Model>
+            }
+            return .update(
+                DefaultHistoryUpdate<Model>(
+                    changedPersistentIdentifier: identifier, changeIdentifier: change.changeID,
+                    transactionIdentifier: transaction, updatedAttributes: keyPaths))
+        default:
+            var values: [String: Any] = [:]
+            for (key, value) in change.tombstone ?? [:] {
+                if let key = key.base as? String { values[key] = value }
+            }
+            return .delete(
+                DefaultHistoryDelete<Model>(
+                    changedPersistentIdentifier: identifier, changeIdentifier: change.changeID,
+                    transactionIdentifier: transaction, tombstone: HistoryTombstone(values: values)))
+        }
+    }
+}
