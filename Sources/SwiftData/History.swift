@@ -169,7 +169,9 @@ public struct HistoryDescriptor<T: HistoryTransaction>: @unchecked Sendable {
 
 extension ModelContext {
     /// The transactions of the container's history the descriptor takes, each with its changes.
-    public func fetchHistory(_ descriptor: HistoryDescriptor<DefaultHistoryTransaction>) throws
+    public func fetchHistory(
+        _ descriptor: HistoryDescriptor<DefaultHistoryTransaction>
+    ) throws
         -> [DefaultHistoryTransaction]
     {
         var transactions = try allTransactions().filter { transaction in
