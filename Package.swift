@@ -98,7 +98,10 @@ import PackageDescription
             name: "todo",
             dependencies: ["TodoKit", "TodoWeb", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
-        .testTarget(name: "TodoKitTests", dependencies: ["TodoKit"]),
+        // The to-do list's data layer a second time, in SwiftData (`@Model` classes over the
+        // same store file as TodoKit's Core Data stack).
+        .target(name: "TodoSwiftData", dependencies: ["TodoKit", "SwiftData"]),
+        .testTarget(name: "TodoKitTests", dependencies: ["TodoKit", "TodoSwiftData"]),
         .testTarget(name: "TodoCLITests", dependencies: ["TodoKit", "todo", "SyncTestSupport"]),
         // The API over HTTP on loopback, and the page in headless Chromium through WebDriver
         // (skipped with a notice where Chromium is absent, unless STRATA_REQUIRE_BROWSER=1).
