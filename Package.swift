@@ -31,7 +31,9 @@ import PackageDescription
         .target(name: "SwiftData", dependencies: ["Strata", "StrataMacros"]),
         // SwiftData's tests; the Apple-style code of Tests/SwiftDataTests/AppleStyle is also
         // compiled in Swift 5 language mode by SwiftDataSwift5Tests (a symbolic link to it).
-        .testTarget(name: "SwiftDataTests", dependencies: ["SwiftData", "CoreData"]),
+        .testTarget(
+            name: "SwiftDataTests",
+            dependencies: ["SwiftData", "CoreData", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(
             name: "SwiftDataSwift5Tests", dependencies: ["SwiftData", "CoreData"],
             swiftSettings: [.swiftLanguageMode(.v5)]),
@@ -40,6 +42,7 @@ import PackageDescription
         .testTarget(
             name: "SyncClientTests", dependencies: ["CoreData", "CloudKit", "StrataSyncProtocol", "SyncTestSupport"]),
         .executableTarget(name: "model-tour", dependencies: ["CoreData"], path: "Examples/ModelTour"),
+        .executableTarget(name: "swiftdata-tour", dependencies: ["SwiftData", "CoreData"], path: "Examples/SwiftDataTour"),
         // Source compatibility (COMPAT.md): app-style Core Data code, compiled in Swift 5 and in
         // Swift 6 language mode. SwiftPM lets only one target own a file, so the text is kept
         // once, in Tests/CompatSwift5Tests/Shared, and Tests/CompatSwift6Tests/Shared is a

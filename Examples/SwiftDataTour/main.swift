@@ -1,0 +1,70 @@
+import CoreData
+import Foundation
+import SwiftData
+
+// SwiftData on Linux: Apple-style models and contexts over Strata, then the same file opened
+// through Core Data. `swift run swiftdata-tour` (README, "SwiftData on Linux").
+
+@Model
+final class Trip {
+    @Attribute(.unique) var name: String
+    var startDate: Date
+    @Relationship(deleteRule: .cascade, inverse: \Stop.trip) var stops: [Stop] = []
+
+    init(name: String, startDate: Date) {
+        self.name = name
+        self.startDate = startDate
+    }
+}
+
+@Model
+final class Stop {
+    var title: String
+    var nights: Int
+    var trip: Trip?
+
+    init(title: String, nights: Int) {
+        self.title = title
+        self.nights = nights
+    }
+}
+
+@ModelActor
+actor Planner {
+    func addStop(_ title: String, nights: Int, to tripName: String) throws {
+        guard let trip = try modelContext.fetch(FetchDescriptor<Trip>(predicate: #Predicate { $0.name == tripName })).first
+        else { return }
+        trip.stops.append(Stop(title: title, nights: nights))
+        try modelContext.save()
+    }
+}
+
+let folder = FileManager.default.temporaryDirectory.appendingPathComponent("swiftdata-tour-\(UUID().uuidString)")
+try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+let url = folder.appendingPathComponent("default.store")
+defer { try? FileManager.default.removeItem(at: folder) }
+
+let container = try ModelContainer(for: Trip.self, configurations: ModelConfiguration(url: url))
+let context = ModelContext(container)
+let summer = Trip(name: "Summer", startDate: Date(timeIntervalSinceReferenceDate: 804_556_800))
+summer.stops = [Stop(title: "Lisbon", nights: 3), Stop(title: "Porto", nights: 2)]
+context.insert(summer)
+try context.save()
+print("saved:", summer.name, "with", summer.stops.count, "stops; id", summer.persistentModelID.entityName)
+
+try await Planner(modelContainer: container).addStop("Coimbra", nights: 1, to: "Summer")
+
+let long = try ModelContext(container).fetch(
+    FetchDescriptor<Stop>(predicate: #Predicate { $0.nights >= 2 }, sortBy: [SortDescriptor(\.title)]))
+print("stops of two nights or more:", long.map(\.title))
+print("all stops:", try ModelContext(container).fetchCount(FetchDescriptor<Stop>()))
+
+// The same file through Core Data: the entities SwiftData wrote.
+let model = NSManagedObjectModel.makeManagedObjectModel(for: [Trip.self]) ?? NSManagedObjectModel()
+let coreData = NSPersistentContainer(name: "Tour", managedObjectModel: model)
+coreData.persistentStoreDescriptions = [NSPersistentStoreDescription(url: url)]
+coreData.loadPersistentStores { _, error in if let error { print("load failed:", error) } }
+let request = NSFetchRequest<NSManagedObject>(entityName: "Stop")
+request.sortDescriptors = [NSSortDescriptor(key: "title", ascending: true)]
+let rows = try coreData.viewContext.fetch(request)
+print("through NSPersistentContainer:", rows.map { "\($0.value(forKey: "title") ?? "") (\($0.value(forKey: "nights") ?? ""))" })

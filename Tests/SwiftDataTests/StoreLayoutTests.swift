@@ -1,0 +1,49 @@
+import Foundation
+import GRDB
+import SwiftData
+import Testing
+
+/// The model of a SwiftData store whose SQLite schema was published (a `sqlite3` dump of an
+/// app's `default.store`: `CREATE TABLE ZTODO ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT
+/// INTEGER, ZTIME TIMESTAMP, ZTEXT VARCHAR )`, beside ACHANGE, ATRANSACTION, ATRANSACTIONSTRING,
+/// Z_METADATA, Z_MODELCACHE and Z_PRIMARYKEY).
+@Model
+final class Todo {
+    var time: Date
+    var text: String
+
+    init(time: Date, text: String) {
+        self.time = time
+        self.text = text
+    }
+}
+
+@Suite("SwiftData's store layout")
+struct StoreLayoutTests {
+    @Test("the tables and columns of a published SwiftData store: the entity's table, history, metadata")
+    func publishedLayout() throws {
+        let url = try temporaryStoreURL()
+        do {
+            let container = try ModelContainer(for: Todo.self, configurations: ModelConfiguration(url: url))
+            let context = ModelContext(container)
+            context.insert(Todo(time: Date(timeIntervalSinceReferenceDate: 1), text: "one"))
+            try context.save()
+        }
+        let database = try DatabaseQueue(path: url.path)
+        try database.read { db in
+            let tables = try String.fetchAll(
+                db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+            #expect(
+                tables == [
+                    "ACHANGE", "ATRANSACTION", "ATRANSACTIONSTRING", "ZTODO", "Z_METADATA", "Z_MODELCACHE", "Z_PRIMARYKEY",
+                ])
+            let columns = try Row.fetchAll(db, sql: "PRAGMA table_info(ZTODO)").map {
+                "\($0["name"] as String) \($0["type"] as String)"
+            }
+            #expect(columns == ["Z_PK INTEGER", "Z_ENT INTEGER", "Z_OPT INTEGER", "ZTIME TIMESTAMP", "ZTEXT VARCHAR"])
+            #expect(try String.fetchOne(db, sql: "SELECT ZTEXT FROM ZTODO") == "one")
+            #expect(try Double.fetchOne(db, sql: "SELECT ZTIME FROM ZTODO") == 1)
+            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM ATRANSACTION") == 1, "history is recorded")
+        }
+    }
+}
