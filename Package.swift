@@ -40,7 +40,8 @@ import PackageDescription
         // The sync client against a real `strata-sync` on a throw-away PostgreSQL (skipped with a
         // notice where PostgreSQL is absent).
         .testTarget(
-            name: "SyncClientTests", dependencies: ["CoreData", "CloudKit", "StrataSyncProtocol", "SyncTestSupport"]),
+            name: "SyncClientTests",
+            dependencies: ["CoreData", "CloudKit", "SwiftData", "StrataSyncProtocol", "SyncTestSupport"]),
         .executableTarget(name: "model-tour", dependencies: ["CoreData"], path: "Examples/ModelTour"),
         .executableTarget(name: "swiftdata-tour", dependencies: ["SwiftData", "CoreData"], path: "Examples/SwiftDataTour"),
         // Source compatibility (COMPAT.md): app-style Core Data code, compiled in Swift 5 and in

@@ -5,8 +5,19 @@ import Strata
 /// the program's data folder, as Apple's is in Application Support), in memory, read-only,
 /// and whether it syncs.
 public struct ModelConfiguration: Hashable, Identifiable, @unchecked Sendable {
-    /// The CloudKit database a configuration syncs with (Strata's sync server here).
-    public struct CloudKitDatabase: Hashable, Sendable {
+    /// The CloudKit database a configuration syncs with: on Linux, the private database of a
+    /// container on Strata's sync server (`strata-sync`), in CloudKit's role.
+    ///
+    /// ```swift
+    /// let sync = ModelConfiguration.CloudKitDatabase.private(
+    ///     "iCloud.com.example.Trips", serverURL: URL(string: "https://sync.example.com")!,
+    ///     tokenProvider: { try await auth.currentJWT() })
+    /// let container = try ModelContainer(for: Trip.self, configurations: ModelConfiguration(cloudKitDatabase: sync))
+    /// ```
+    ///
+    /// A container named without a server (`.private("iCloud…")`, as Apple's code names it)
+    /// records history and syncs nothing, so that code written for iCloud runs unchanged.
+    public struct CloudKitDatabase: Hashable, @unchecked Sendable {
         enum Kind: Hashable, Sendable {
             case automatic
             case none
@@ -14,14 +25,44 @@ public struct ModelConfiguration: Hashable, Identifiable, @unchecked Sendable {
         }
 
         let kind: Kind
+        /// Strata's sync server (beyond Apple).
+        let serverURL: URL?
+        /// The bearer tokens of the server's requests (beyond Apple).
+        let tokenProvider: (@Sendable () async throws -> String)?
 
-        /// The container the app's entitlements name; on Linux, none unless one is named.
+        init(kind: Kind, serverURL: URL? = nil, tokenProvider: (@Sendable () async throws -> String)? = nil) {
+            self.kind = kind
+            self.serverURL = serverURL
+            self.tokenProvider = tokenProvider
+        }
+
+        public static func == (lhs: Self, rhs: Self) -> Bool { lhs.kind == rhs.kind && lhs.serverURL == rhs.serverURL }
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(kind)
+            hasher.combine(serverURL)
+        }
+
+        /// The container the app's entitlements name; on Linux there are none: no sync.
         public static let automatic = CloudKitDatabase(kind: .automatic)
         /// No sync.
         public static let none = CloudKitDatabase(kind: .none)
-        /// The private database of the named container.
+        /// The private database of the named container (no server named: history only).
         public static func `private`(_ containerIdentifier: String) -> CloudKitDatabase {
             CloudKitDatabase(kind: .privateDatabase(containerIdentifier))
+        }
+
+        /// The private database of the named container on Strata's sync server at the URL,
+        /// each request carrying a token from the provider (beyond Apple).
+        public static func `private`(
+            _ containerIdentifier: String, serverURL: URL, tokenProvider: (@Sendable () async throws -> String)? = nil
+        ) -> CloudKitDatabase {
+            CloudKitDatabase(kind: .privateDatabase(containerIdentifier), serverURL: serverURL, tokenProvider: tokenProvider)
+        }
+
+        /// The container identifier, when one is named.
+        var containerIdentifier: String? {
+            if case .privateDatabase(let identifier) = kind { return identifier }
+            return nil
         }
     }
 
@@ -107,6 +148,12 @@ public struct ModelConfiguration: Hashable, Identifiable, @unchecked Sendable {
         if isStoredInMemoryOnly { description.type = NSInMemoryStoreType }
         description.isReadOnly = !allowsSave
         description.setOption(NSNumber(value: true), forKey: NSPersistentHistoryTrackingKey)
+        if let identifier = cloudKitDatabase.containerIdentifier, !isStoredInMemoryOnly {
+            let options = NSPersistentCloudKitContainerOptions(containerIdentifier: identifier)
+            options.serverURL = cloudKitDatabase.serverURL
+            options.tokenProvider = cloudKitDatabase.tokenProvider
+            description.cloudKitContainerOptions = options
+        }
         return description
     }
 }

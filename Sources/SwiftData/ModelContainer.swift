@@ -25,7 +25,13 @@ public final class ModelContainer: @unchecked Sendable {
         schema = givenSchema
         self.configurations = Set(configurations)
         self.migrationPlan = migrationPlan
-        persistentContainer = NSPersistentContainer(name: "default", managedObjectModel: givenSchema.managedObjectModel)
+        // A configuration that names a CloudKit container syncs through Strata's CloudKit
+        // container (with the sync server it names), as Apple's SwiftData mirrors to CloudKit.
+        let syncs = configurations.contains { $0.cloudKitDatabase.containerIdentifier != nil && !$0.isStoredInMemoryOnly }
+        persistentContainer =
+            syncs
+            ? NSPersistentCloudKitContainer(name: "default", managedObjectModel: givenSchema.managedObjectModel)
+            : NSPersistentContainer(name: "default", managedObjectModel: givenSchema.managedObjectModel)
         persistentContainer.persistentStoreDescriptions = configurations.map { $0.storeDescription() }
         for configuration in configurations where !configuration.isStoredInMemoryOnly {
             try FileManager.default.createDirectory(
@@ -68,6 +74,14 @@ public final class ModelContainer: @unchecked Sendable {
     }
 
     @MainActor private var main: ModelContext?
+
+    /// Sends every local change to the sync server and brings in the server's until it has
+    /// nothing newer (Strata, beyond Apple: what a command-line program calls before it exits,
+    /// and tests call to wait for sync). Does nothing for a container that does not sync.
+    public func syncNow() async throws {
+        guard let syncing = persistentContainer as? NSPersistentCloudKitContainer else { return }
+        try await syncing.syncNow()
+    }
 
     /// Deletes every row of every store, leaving the stores empty and open.
     public func deleteAllData() {

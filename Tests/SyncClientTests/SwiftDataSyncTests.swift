@@ -1,0 +1,86 @@
+import Foundation
+import SwiftData
+import SyncTestSupport
+import Testing
+
+@Model
+final class SyncedTrip {
+    @Attribute(.unique) var code: String
+    var name: String
+    var nights: Int
+    @Relationship(deleteRule: .cascade, inverse: \SyncedStop.trip) var stops: [SyncedStop] = []
+
+    init(code: String, name: String, nights: Int) {
+        self.code = code
+        self.name = name
+        self.nights = nights
+    }
+}
+
+@Model
+final class SyncedStop {
+    var title: String
+    var trip: SyncedTrip?
+
+    init(title: String) { self.title = title }
+}
+
+extension SyncClientTests {
+    /// `ModelConfiguration(cloudKitDatabase:)` (issue 36): two devices' SwiftData stores
+    /// mirrored through a real sync server; every write checked against what should be there.
+    @Suite(.enabled(if: TestPostgres.isAvailable, "PostgreSQL is absent")) struct SwiftDataSyncTests {
+        private let scratch = Scratch()
+
+        private func device(_ name: String, _ backend: Backend) throws -> ModelContainer {
+            let token = backend.token
+            let database = ModelConfiguration.CloudKitDatabase.private(
+                "iCloud.org.strata.Trips", serverURL: backend.url, tokenProvider: { token })
+            return try ModelContainer(
+                for: SyncedTrip.self,
+                configurations: ModelConfiguration(url: scratch.file("\(name).store"), cloudKitDatabase: database))
+        }
+
+        /// What a store holds: trips by code, with their names, nights and stops.
+        private func contents(_ container: ModelContainer) throws -> [String: String] {
+            let trips = try ModelContext(container).fetch(FetchDescriptor<SyncedTrip>())
+            return Dictionary(
+                uniqueKeysWithValues: trips.map { trip in
+                    (trip.code, "\(trip.name) \(trip.nights) \(trip.stops.map(\.title).sorted())")
+                })
+        }
+
+        @Test func twoDevicesAgreeWithWhatWasWritten() async throws {
+            let backend = try await Backend.start()
+            defer { Task { await backend.stop() } }
+            let phone = try device("phone", backend)
+            let laptop = try device("laptop", backend)
+
+            var expected: [String: String] = [:]
+            let context = ModelContext(phone)
+            for number in 1...5 {
+                let trip = SyncedTrip(code: "T\(number)", name: "Trip \(number)", nights: number)
+                trip.stops = (1...number).map { SyncedStop(title: "stop \(number).\($0)") }
+                context.insert(trip)
+                expected["T\(number)"] = "Trip \(number) \(number) \((1...number).map { "stop \(number).\($0)" }.sorted())"
+            }
+            try context.save()
+            try await phone.syncNow()
+            try await laptop.syncNow()
+            #expect(try contents(laptop) == expected)
+
+            // The laptop renames one trip and deletes another (with its stops).
+            let other = ModelContext(laptop)
+            let trips = try other.fetch(FetchDescriptor<SyncedTrip>(sortBy: [SortDescriptor(\.code)]))
+            trips[1].name = "Renamed"
+            other.delete(trips[2])
+            try other.save()
+            expected["T2"] = "Renamed 2 [\"stop 2.1\", \"stop 2.2\"]"
+            expected["T3"] = nil
+            try await laptop.syncNow()
+            try await phone.syncNow()
+            #expect(try contents(phone) == expected)
+            #expect(try contents(laptop) == expected)
+            #expect(try ModelContext(phone).fetchCount(FetchDescriptor<SyncedStop>()) == 12, "the deleted trip's stops went with it")
+        }
+    }
+}
