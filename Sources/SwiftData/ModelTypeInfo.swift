@@ -62,6 +62,7 @@ final class ModelTypeInfo: @unchecked Sendable {
                     relationship: metadata.metadata as? Schema.Relationship))
         }
         self.properties = properties
+        ComputedKeyPathNames.record(properties.map { ($0.keyPath, $0.name) })
         names = Dictionary(properties.map { ($0.keyPath, $0.name) }, uniquingKeysWith: { first, _ in first })
         propertiesByName = Dictionary(properties.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
     }
@@ -122,4 +123,75 @@ extension Set: _ModelCollection where Element: PersistentModel {
     public static var _modelElementType: any PersistentModel.Type { Element.self }
     public init(_models: [any PersistentModel]) { self = Set(_models.compactMap { $0 as? Element }) }
     public var _models: [any PersistentModel] { Array(self) }
+}
+
+/// The names of key paths through several models (`\Stop.trip?.name` in a sort descriptor).
+/// `@Model` makes persisted properties computed, and Swift describes a computed component by
+/// its accessor's address (`\Stop.<computed 0x… (Optional<Trip>)>?.<computed 0x… (String)>?`);
+/// each model's persisted properties are recorded by that address when its type is first read,
+/// so that a chain is named component by component (`trip.name`).
+enum ComputedKeyPathNames {
+    private static let names = Mutex<[String: String]>([:])
+
+    static func record(_ keyPaths: [(AnyKeyPath, String)]) {
+        let tokens = keyPaths.compactMap { keyPath, name in components(of: keyPath).first.map { ($0, name) } }
+        names.withLock { names in
+            for (token, name) in tokens where token.hasPrefix("<computed ") { names[token] = name }
+        }
+    }
+
+    /// The dotted path of a key path whose components are all persisted properties (or stored
+    /// properties, which Swift names itself); nil otherwise.
+    static func path(of keyPath: AnyKeyPath) -> String? {
+        let components = components(of: keyPath)
+        guard !components.isEmpty else { return nil }
+        let known = names.withLock { $0 }
+        var path: [String] = []
+        for component in components {
+            if component.hasPrefix("<computed ") {
+                guard let name = known[component] else { return nil }
+                path.append(name)
+            } else {
+                guard component.allSatisfy({ $0 == "_" || $0.isLetter || $0.isNumber }) else { return nil }
+                path.append(component)
+            }
+        }
+        return path.joined(separator: ".")
+    }
+
+    /// The components after the root: a computed one as `<computed 0x…` (its accessor), a
+    /// stored one by name, optional-chaining marks dropped.
+    private static func components(of keyPath: AnyKeyPath) -> [String] {
+        let description = String(describing: keyPath)
+        guard description.hasPrefix("\\") else { return [] }
+        var components: [String] = []
+        var current = ""
+        var depth = 0
+        var pastRoot = false
+        for character in description.dropFirst() {
+            switch character {
+            case "<", "(":
+                depth += 1
+                current.append(character)
+            case ">", ")":
+                depth -= 1
+                current.append(character)
+            case "." where depth == 0:
+                if pastRoot { components.append(current) }
+                pastRoot = true
+                current = ""
+            default:
+                current.append(character)
+            }
+        }
+        if pastRoot { components.append(current) }
+        return components.map { component in
+            var component = Substring(component)
+            while let last = component.last, last == "?" || last == "!" { component = component.dropLast() }
+            if component.hasPrefix("<computed "), let space = component.dropFirst(10).firstIndex(of: " ") {
+                return String(component[..<space])
+            }
+            return String(component)
+        }
+    }
 }

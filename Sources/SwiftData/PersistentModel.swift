@@ -73,7 +73,7 @@ extension PersistentModel {
     /// (`\Trip.name` is a computed property once `@Model` has expanded it, and Swift names
     /// computed key paths on no platform but Apple's).
     public static func _predicateKeyName(for keyPath: AnyKeyPath) -> String? {
-        ModelTypeInfo.of(Self.self).name(of: keyPath)
+        ModelTypeInfo.of(Self.self).name(of: keyPath) ?? ComputedKeyPathNames.path(of: keyPath)
     }
 }
 

@@ -102,6 +102,23 @@ struct ModelContextBehaviourTests {
         #expect(seen == names)
     }
 
+    @Test("a sort descriptor through a to-one relationship (`\\BucketListItem.trip?.name`)")
+    func sortThroughRelationship() throws {
+        let container = try container()
+        let context = ModelContext(container)
+        for (trip, item) in [("Zurich", "cheese"), ("Athens", "ruins"), ("Milan", "opera")] {
+            let made = Trip(name: trip, destination: "x")
+            made.bucketList = [BucketListItem(title: item)]
+            context.insert(made)
+        }
+        try context.save()
+        let items = try context.fetch(FetchDescriptor<BucketListItem>(sortBy: [SortDescriptor(\.trip?.name)]))
+        #expect(items.map(\.title) == ["ruins", "opera", "cheese"])
+        let reversed = try context.fetch(
+            FetchDescriptor<BucketListItem>(sortBy: [SortDescriptor(\.trip?.name, order: .reverse)]))
+        #expect(reversed.map(\.title) == ["cheese", "opera", "ruins"])
+    }
+
     @Test("delete(model:where:) deletes the matches; transaction saves once")
     func deleteWhereAndTransaction() throws {
         let container = try container()
