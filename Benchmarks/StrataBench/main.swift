@@ -201,7 +201,7 @@ func main() throws {
     print("B11o: inserts at random positions of one ordered to-many, one save; B11os: time per insert, as B11s.")
     print("B12: Strata's time per changed object a fetched results controller handles (no SQL counterpart).")
     print("B13: raw copies the Item table once (INSERT … SELECT); Strata opens the store with model version 2 and migrates it.")
-    print("S1: B1, B3 and B8 through SwiftData's ModelContext (history on, as SwiftData's stores); Strata's time and its ratio to the Core Data row's.")
+    print("S1: B1, B3 and B8 through SwiftData's ModelContext (its stores record history), over the Core Data rows.")
     print("M1, M2, M3: peak resident memory above a child process that starts alike and does no work.")
 }
 
