@@ -115,7 +115,8 @@ import PackageDescription
         .systemLibrary(name: "CSQLite", path: "Benchmarks/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .executableTarget(
             name: "strata-bench",
-            dependencies: ["Strata", "CSQLite", .product(name: "GRDB", package: "GRDB.swift")],
+            // SwiftData: S1, the same rows through `ModelContext` as through the Core Data API.
+            dependencies: ["Strata", "SwiftData", "CSQLite", .product(name: "GRDB", package: "GRDB.swift")],
             path: "Benchmarks/StrataBench"
         ),
     ]

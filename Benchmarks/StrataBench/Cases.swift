@@ -29,6 +29,9 @@ enum Goal {
     case perObjectGrowth(Double)
     /// Strata's time per operation under this many milliseconds, whatever raw SQLite's (B12).
     case perOperation(milliseconds: Double)
+    /// Strata's time at most this many times Strata's time in the case of that id, in the
+    /// same run (S1: a row through `ModelContext` against the same row through Core Data's API).
+    case ratioToCase(String, Double)
 
     var text: String {
         switch self {
@@ -37,6 +40,7 @@ enum Goal {
         case .megabytes(let limit): "≤ \(String(format: "%g", limit)) MB"
         case .perObjectGrowth(let limit): "≤ \(String(format: "%g", limit))× per object"
         case .perOperation(let milliseconds): "< \(String(format: "%g", milliseconds)) ms each"
+        case .ratioToCase(let id, let limit): "≤ \(String(format: "%g", limit))× \(id)"
         }
     }
 }
@@ -132,6 +136,7 @@ enum Catalog {
                 id: "B11s", work: "B11 per object: \(n(sizes.tagged / 10)) → \(n(sizes.tagged)) to-dos",
                 goal: .perObjectGrowth(1.3), objects: sizes.tagged / 10, runs: tagged(sizes.tagged / 10)),
         ] + OrderedCases.timed(sizes) + fetchedResults(sizes) + MigrationCases.timed(sizes) + HistoryCases.timed(sizes)
+            + SwiftDataCases.timed(sizes)
     }
 
     private static func tagged(_ count: Int) -> [Stack: (Fixtures) throws -> Sample] {

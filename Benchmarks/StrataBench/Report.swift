@@ -12,7 +12,7 @@ enum Report {
         var verdict: String
     }
 
-    static let widths = [4, 46, 10, 20, 20, 18, 5]
+    static let widths = [5, 46, 10, 20, 20, 18, 5]
 
     static func header() -> String {
         row(["", "work", Stack.raw.rawValue, Stack.grdb.rawValue, Stack.strata.rawValue, "goal (Strata)", "met"])
@@ -58,7 +58,7 @@ enum Report {
             case .ratio(let limit): verdict = strata / raw <= limit ? "yes" : "no"
             case .overRaw(let microseconds):
                 verdict = (strata - raw) / Double(item.operations) * 1e6 <= microseconds ? "yes" : "no"
-            case .megabytes, .perObjectGrowth, .perOperation: break
+            case .megabytes, .perObjectGrowth, .perOperation, .ratioToCase: break
             }
         }
         return Line(id: item.id, work: item.work, cells: cells, goal: item.goal.text, verdict: verdict)
@@ -84,6 +84,23 @@ enum Report {
             verdict = ratio <= limit ? "yes" : "no"
         }
         return Line(id: item.id, work: item.work, cells: cells, goal: item.goal.text, verdict: verdict)
+    }
+
+    /// A line whose goal is a ratio to another case's Strata time in the same run (S1): raw's
+    /// time as usual, and Strata's with its ratio to `base`'s Strata time instead of raw's.
+    static func relative(_ item: TimedCase, medians: [Stack: Double], base: (TimedCase, [Stack: Double])?) -> Line {
+        var line = timed(item, medians: medians)
+        guard case .ratioToCase(let id, let limit) = item.goal, let strata = medians[.strata],
+            let index = Stack.allCases.firstIndex(of: .strata)
+        else { return line }
+        guard let reference = base?.1[.strata] else {
+            line.cells[index] = "\(number(strata * 1e3)) ms (no \(id))"
+            return line
+        }
+        let ratio = strata / reference
+        line.cells[index] = "\(number(strata * 1e3)) ms \(number(ratio))× \(id)"
+        line.verdict = ratio <= limit ? "yes" : "no"
+        return line
     }
 
     /// A memory case's line from each stack's peak above the baseline, in kilobytes.

@@ -67,9 +67,10 @@ struct Options {
     }
 
     /// Whether the case runs; a growth row (B11s, B11os) compares itself with its full-size
-    /// case (B11, B11o), which runs with it.
+    /// case (B11, B11o), and an S1 row (S1-B1) with its Core Data row (B1), which run with it.
     func includes(_ id: String) -> Bool {
-        only.map { $0.contains(id.uppercased()) || $0.contains(id.uppercased() + "S") } ?? true
+        let id = id.uppercased()
+        return only.map { $0.contains(id) || $0.contains(id + "S") || $0.contains("S1-" + id) } ?? true
     }
 }
 
@@ -165,6 +166,10 @@ func main() throws {
 
     let results = Array(zip(timed, medians))
     var lines = results.map { item, medians in
+        // An S1 row's goal is a ratio to the Strata time of the Core Data row it names.
+        if case .ratioToCase(let id, _) = item.goal {
+            return Report.relative(item, medians: medians, base: results.first { $0.0.id == id })
+        }
         // A growth row's full-size case is the one named without its last letter.
         guard case .perObjectGrowth = item.goal, let full = results.first(where: { $0.0.id == item.id.dropLast() }) else {
             return Report.timed(item, medians: medians)
@@ -180,7 +185,7 @@ func main() throws {
     lines += zip(memoryCases, peaks).map { Report.memory($0.item, kilobytes: $1) }
     let order = [
         "B1", "B2", "B3", "B4", "B5", "B6", "B7", "B7t", "B8", "B9", "B9c", "B10", "B11", "B11s", "B11o", "B11os", "B12", "B13",
-        "M1",
+        "S1-B1", "S1-B3", "S1-B8", "M1",
         "M2",
         "M3",
     ]
@@ -196,6 +201,7 @@ func main() throws {
     print("B11o: inserts at random positions of one ordered to-many, one save; B11os: time per insert, as B11s.")
     print("B12: Strata's time per changed object a fetched results controller handles (no SQL counterpart).")
     print("B13: raw copies the Item table once (INSERT … SELECT); Strata opens the store with model version 2 and migrates it.")
+    print("S1: B1, B3 and B8 through SwiftData's ModelContext (its stores record history), over the Core Data rows.")
     print("M1, M2, M3: peak resident memory above a child process that starts alike and does no work.")
 }
 

@@ -30,6 +30,11 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
     /// holds is made again from its object when next read).
     private var registry: [ObjectIdentifier: WeakModel] = [:]
     private var registryLimit = 1024
+    /// The model class of each entity this context has made models for, by the entity's
+    /// identity (asked once per fetched row: cheaper than the schema's types by name).
+    private var modelTypes: [ObjectIdentifier: any PersistentModel.Type] = [:]
+    /// The entity of each model class this context has inserted models of.
+    private var entities: [ObjectIdentifier: NSEntityDescription] = [:]
     /// Models inserted since the last save, held until it (with their transient values).
     private var insertedModels: [ObjectIdentifier: any PersistentModel] = [:]
     private var autosaveScheduled = false
@@ -162,8 +167,8 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
     // MARK: Fetching
 
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
-        let objects = try managed.fetch(try fetchRequest(descriptor))
-        return objects.compactMap { model(for: $0, as: T.self) }
+        let request = try fetchRequest(descriptor)
+        return models(of: try managed.fetch(request), entity: entity(of: T.self), as: T.self)
     }
 
     /// The models of the descriptor in batches of `batchSize`: only those of a batch are in
@@ -171,7 +176,30 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, batchSize: Int) throws -> [T] {
         let request = try fetchRequest(descriptor)
         request.fetchBatchSize = batchSize
-        return try managed.fetch(request).compactMap { model(for: $0, as: T.self) }
+        return models(of: try managed.fetch(request), entity: entity(of: T.self), as: T.self)
+    }
+
+    /// The context's models of fetched objects, made for those that have none. The objects of
+    /// the fetched entity itself (all of them, unless it has subentities) are made `T`s
+    /// directly; others by their entity's class.
+    private func models<T: PersistentModel>(
+        of objects: [NSManagedObject], entity: NSEntityDescription?, as type: T.Type
+    ) -> [T] {
+        var models: [T] = []
+        models.reserveCapacity(objects.count)
+        reserveRegistry(objects.count)
+        for object in objects {
+            if let existing = registry[ObjectIdentifier(object)]?.object {
+                if let model = existing as? T { models.append(model) }
+            } else if let entity, object.entity === entity {
+                let model = make(T.self, object)
+                register(model, for: object)
+                models.append(model)
+            } else if let model = anyModel(for: object) as? T {
+                models.append(model)
+            }
+        }
+        return models
     }
 
     public func fetchCount<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Int {
@@ -243,16 +271,26 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
 
     /// The context's model of an object, made (and registered) when it has none.
     func model<T: PersistentModel>(for object: NSManagedObject, as type: T.Type) -> T? {
-        anyModel(for: object) as? T
+        if let existing = registry[ObjectIdentifier(object)]?.object { return existing as? T }
+        return anyModel(for: object) as? T
     }
 
     private func anyModel(for object: NSManagedObject) -> (any PersistentModel)? {
         let key = ObjectIdentifier(object)
         if let model = registry[key]?.model { return model }
-        guard let name = object.entity.name, let type = container.schema.types[name] else { return nil }
+        guard let type = modelType(of: object.entity) else { return nil }
         let model = make(type, object)
         register(model, for: object)
         return model
+    }
+
+    /// The model class of an entity of the container's schema.
+    private func modelType(of entity: NSEntityDescription) -> (any PersistentModel.Type)? {
+        let key = ObjectIdentifier(entity)
+        if let type = modelTypes[key] { return type }
+        guard let name = entity.name, let type = container.schema.types[name] else { return nil }
+        modelTypes[key] = type
+        return type
     }
 
     private func make<T: PersistentModel>(_ type: T.Type, _ object: NSManagedObject) -> T {
@@ -260,11 +298,22 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
     }
 
     private func register(_ model: any PersistentModel, for object: NSManagedObject) {
-        if registry.count >= registryLimit {
-            registry = registry.filter { $0.value.model != nil }
-            registryLimit = max(1024, registry.count * 2)
-        }
+        if registry.count >= registryLimit { pruneRegistry() }
         registry[ObjectIdentifier(object)] = WeakModel(model)
+    }
+
+    /// Makes room for `count` more models (a fetch's), pruning first when they would pass
+    /// the limit, so that the registry grows once rather than at each doubling.
+    private func reserveRegistry(_ count: Int) {
+        if registry.count + count > registryLimit { pruneRegistry(reserving: count) }
+        registry.reserveCapacity(registry.count + count)
+    }
+
+    /// Forgets the models no one holds any longer; the limit becomes twice what is left
+    /// (with `reserving` more).
+    private func pruneRegistry(reserving count: Int = 0) {
+        registry = registry.filter { $0.value.object != nil }
+        registryLimit = max(1024, (registry.count + count) * 2)
     }
 
     private func models(of objects: Set<NSManagedObject>) -> [any PersistentModel] {
@@ -280,7 +329,7 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
             return managed.object(with: object.objectID)
         }
         let info = ModelTypeInfo.of(T.self)
-        guard let entity = container.schema.managedObjectModel.entitiesByName[info.entityName] else {
+        guard let entity = entity(of: T.self) else {
             preconditionFailure("\(T.self) is not a model of this container's schema")
         }
         let object = NSManagedObject(entity: entity, insertInto: managed)
@@ -307,6 +356,16 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
         return object
     }
 
+    /// The entity of a model class in the container's schema.
+    private func entity<T: PersistentModel>(of type: T.Type) -> NSEntityDescription? {
+        let key = ObjectIdentifier(T.self)
+        if let entity = entities[key] { return entity }
+        let name = ModelTypeInfo.of(T.self).entityName
+        guard let entity = container.schema.managedObjectModel.entitiesByName[name] else { return nil }
+        entities[key] = entity
+        return entity
+    }
+
     /// A model whose insertion was rolled back: it holds its values again, in no context.
     private func detach(_ model: some PersistentModel) {
         let backing = model._strataBacking
@@ -315,6 +374,7 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
     }
 
     /// Notes a change, for autosave.
+    @usableFromInline
     func noteChange() {
         guard autosaveEnabled, !autosaveScheduled else { return }
         autosaveScheduled = true

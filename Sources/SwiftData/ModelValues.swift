@@ -2,7 +2,25 @@ import Foundation
 import Strata
 
 /// Attribute values between a model's Swift properties and the object's stored values.
+@usableFromInline
 enum ModelValues {
+    /// Whether the store keeps values of the type as they are, so that the object's typed
+    /// accessors read and write them with no conversion (the common attribute types; a
+    /// constant once an accessor is specialised). Every type it names is one that
+    /// `StoredValueType` stores plainly; others answer false and take the general path,
+    /// which gives the same values.
+    @inlinable @inline(__always)
+    static func isStoredAsIs<Value>(_: Value.Type) -> Bool {
+        let type = ObjectIdentifier(Value.self)
+        return type == ObjectIdentifier(Int.self) || type == ObjectIdentifier(Int64.self)
+            || type == ObjectIdentifier(Int32.self) || type == ObjectIdentifier(Int16.self)
+            || type == ObjectIdentifier(Double.self) || type == ObjectIdentifier(Float.self)
+            || type == ObjectIdentifier(Bool.self) || type == ObjectIdentifier(String.self)
+            || type == ObjectIdentifier(Date.self) || type == ObjectIdentifier(Data.self)
+            || type == ObjectIdentifier(UUID.self) || type == ObjectIdentifier(URL.self)
+            || type == ObjectIdentifier(Decimal.self)
+    }
+
     /// The value of an attribute in the property's type: through the object's typed storage,
     /// with Strata's conversions (`Int` from an Integer 64…); a `Codable` value of another
     /// kind from the data it is stored as.
@@ -120,6 +138,19 @@ extension RawRepresentable {
 }
 
 extension StoredValueType {
-    /// Whether values of the type are stored as they are (a column type of their own).
-    static func isPrimitive(_ type: Any.Type) -> Bool { of(type).isPlain }
+    /// Whether values of the type are stored as they are (a column type of their own): the
+    /// common types told by identity, others by `of(_:)`, which tries each type in turn and
+    /// makes a conversion closure.
+    static func isPrimitive(_ type: Any.Type) -> Bool {
+        if commonPlainTypes.contains(ObjectIdentifier(type)) { return true }
+        return of(type).isPlain
+    }
+
+    private static let commonPlainTypes: Set<ObjectIdentifier> = [
+        ObjectIdentifier(Int.self), ObjectIdentifier(Int64.self), ObjectIdentifier(Int32.self),
+        ObjectIdentifier(Int16.self), ObjectIdentifier(Double.self), ObjectIdentifier(Float.self),
+        ObjectIdentifier(Bool.self), ObjectIdentifier(String.self), ObjectIdentifier(Date.self),
+        ObjectIdentifier(Data.self), ObjectIdentifier(UUID.self), ObjectIdentifier(URL.self),
+        ObjectIdentifier(Decimal.self),
+    ]
 }

@@ -9,15 +9,22 @@ import Strata
 /// `@Managed` property of an `NSManagedObject` subclass does), one model or a collection of
 /// models (the context's models of the related objects).
 public final class _StrataBackingData<Model: PersistentModel>: BackingData {
-    /// The row's object, once the model is inserted or was fetched.
-    var object: NSManagedObject?
-    /// The context that holds the object.
-    var context: ModelContext?
-    /// The values set before insertion, by property name (models as models).
-    var pending: [String: Any] = [:]
-    /// The token of the identifier of a model no context holds yet.
-    private var unsavedToken: UUID?
+    // A model's backing data is used where its model is, on one thread at a time (the model's
+    // context's), and no access to these properties is long: they are read once per property
+    // access, so without the runtime's exclusivity bookkeeping.
 
+    /// The row's object, once the model is inserted or was fetched.
+    @exclusivity(unchecked) @usableFromInline var object: NSManagedObject?
+    /// The context that holds the object.
+    @exclusivity(unchecked) @usableFromInline var context: ModelContext?
+    /// The values set before insertion, by property name (models as models).
+    @exclusivity(unchecked) @usableFromInline var pending: [String: Any] = [:]
+    /// The token of the identifier of a model no context holds yet.
+    @usableFromInline var unsavedToken: UUID?
+
+    /// Inlinable, as `@Model`'s expansion makes one for every model, fetched ones included
+    /// (the initial value of its backing data, which `init(backingData:)` then replaces).
+    @inlinable
     public init() {}
 
     public init(for modelType: Model.Type) {}
@@ -28,7 +35,9 @@ public final class _StrataBackingData<Model: PersistentModel>: BackingData {
     }
 
     /// Strata's backing data for a model: the given one when it is Strata's (always, for
-    /// `@Model` classes), else a new, empty one.
+    /// `@Model` classes), else a new, empty one. Inlinable, so that the cast is one to a class
+    /// the caller knows (each model made for a fetched row comes through here).
+    @inlinable
     public static func adopting(_ backingData: any BackingData<Model>) -> _StrataBackingData<Model> {
         (backingData as? _StrataBackingData<Model>) ?? _StrataBackingData<Model>()
     }
@@ -42,24 +51,75 @@ public final class _StrataBackingData<Model: PersistentModel>: BackingData {
     }
 
     // MARK: Attributes
+    //
+    // The accessors run once per property read or write, the hottest paths of all. They are
+    // inlinable, so that each is specialised for its property's type in the model's module:
+    // an attribute of a type the store keeps as it is (`Int16`, `Double`, `String`, `Date`…)
+    // is then read and written as a `@Managed` property of an `NSManagedObject` subclass is,
+    // through the object's typed storage, with no generic metadata to look up at run time.
+    // Other types (raw values, `Codable` values) and models not yet inserted take the general
+    // paths, out of line.
 
     /// An optional attribute.
+    @inlinable
     public func getValue<Value>(forKey key: String) -> Value? {
-        if let object { return ModelValues.read(object, key, as: Value.self) }
-        return _pendingValue(forKey: key)
+        if let object, ModelValues.isStoredAsIs(Value.self) { return object._managedValue(forKey: key) }
+        return _optionalValue(forKey: key)
     }
 
     /// A non-optional attribute. A row without a value (a store written by other code) reads
     /// as the type's empty value where it has one (0, "", false, empty data or collection).
+    @inlinable
     @_disfavoredOverload
     public func getValue<Value>(forKey key: String) -> Value {
+        if let object, ModelValues.isStoredAsIs(Value.self), let value: Value = object._managedValue(forKey: key) {
+            return value
+        }
+        return _nonOptionalValue(forKey: key)
+    }
+
+    /// Sets an attribute (nil clears it).
+    @inlinable
+    public func setValue<Value>(_ value: Value?, forKey key: String) {
+        guard let object else {
+            // An optional property's implicit initial value (nil) is set this way in every
+            // initialiser, `init(backingData:)` included, before any value was: nothing to clear.
+            guard let value else {
+                if !pending.isEmpty { pending.removeValue(forKey: key) }
+                return
+            }
+            // Room for a model's values at the first, so that the table is not grown at each
+            // doubling while an initialiser sets them one by one.
+            if pending.isEmpty { pending.reserveCapacity(16) }
+            pending[key] = value
+            return
+        }
+        if ModelValues.isStoredAsIs(Value.self) {
+            object._setManagedValue(value, forKey: key)
+            context?.noteChange()
+            return
+        }
+        _setValue(value, forKey: key)
+    }
+
+    /// `getValue(forKey:) -> Value?` the general way.
+    @usableFromInline
+    func _optionalValue<Value>(forKey key: String) -> Value? {
+        if let object { return ModelValues.read(object, key, as: Value.self) }
+        return _pendingValue(forKey: key)
+    }
+
+    /// `getValue(forKey:) -> Value` the general way.
+    @usableFromInline
+    func _nonOptionalValue<Value>(forKey key: String) -> Value {
         let value: Value? = object.map { ModelValues.read($0, key, as: Value.self) } ?? _pendingValue(forKey: key)
         if let value { return value }
         return ModelValues.emptyValue(of: Value.self, entity: ModelTypeInfo.of(Model.self).entityName, key: key)
     }
 
-    /// Sets an attribute (nil clears it).
-    public func setValue<Value>(_ value: Value?, forKey key: String) {
+    /// `setValue(_:forKey:)` the general way.
+    @usableFromInline
+    func _setValue<Value>(_ value: Value?, forKey key: String) {
         guard let object else {
             _setPending(value, forKey: key)
             return
