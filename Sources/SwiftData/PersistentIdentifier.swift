@@ -8,9 +8,12 @@ import Strata
 public struct PersistentIdentifier: Hashable, Identifiable, Comparable, Codable, Sendable, CustomStringConvertible,
     _PredicateArgumentConvertible
 {
-    /// What identifies the row: the object ID's URI, or for a model no context holds yet a
-    /// token of its own.
-    let key: String
+    /// What identifies the row: the object ID's URI (made when first compared or encoded: a
+    /// save's notification makes an identifier for every saved row), or for a model no
+    /// context holds yet a token of its own.
+    var key: String { storedKey ?? objectID?.uriRepresentation().absoluteString ?? "" }
+    /// The key of a decoded identifier or of an unsaved model's.
+    private let storedKey: String?
     /// The model's entity (the class's name).
     public let entityName: String
     /// The identifier of the store that holds the row, once it has been saved.
@@ -22,14 +25,14 @@ public struct PersistentIdentifier: Hashable, Identifiable, Comparable, Codable,
 
     init(_ objectID: NSManagedObjectID) {
         self.objectID = objectID
-        key = objectID.uriRepresentation().absoluteString
+        storedKey = nil
         entityName = objectID.entity.name ?? ""
         storeIdentifier = objectID.isTemporaryID ? nil : objectID.persistentStore?.identifier
     }
 
     init(unsaved token: UUID, entityName: String) {
         objectID = nil
-        key = "x-swiftdata-unsaved:///\(entityName)/\(token.uuidString)"
+        storedKey = "x-swiftdata-unsaved:///\(entityName)/\(token.uuidString)"
         self.entityName = entityName
         storeIdentifier = nil
     }
@@ -37,7 +40,10 @@ public struct PersistentIdentifier: Hashable, Identifiable, Comparable, Codable,
     /// Whether the identifier is temporary (its model has never been saved).
     public var isTemporary: Bool { storeIdentifier == nil }
 
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.key == rhs.key }
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        if let left = lhs.objectID, let right = rhs.objectID { return left == right }
+        return lhs.key == rhs.key
+    }
     public func hash(into hasher: inout Hasher) { hasher.combine(key) }
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.key < rhs.key }
 
@@ -54,7 +60,7 @@ public struct PersistentIdentifier: Hashable, Identifiable, Comparable, Codable,
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        key = try container.decode(String.self, forKey: .uri)
+        storedKey = try container.decode(String.self, forKey: .uri)
         entityName = try container.decode(String.self, forKey: .entityName)
         storeIdentifier = try container.decodeIfPresent(String.self, forKey: .storeIdentifier)
         objectID = nil
