@@ -245,7 +245,14 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
     /// filled when first read).
     public func model(for persistentModelID: PersistentIdentifier) -> any PersistentModel {
         if let object = object(for: persistentModelID), let model = anyModel(for: object) { return model }
+        // An identifier of another store (or made up) whose entity the schema has: a model of
+        // that class holding no values and in no context, rather than a stop.
+        if let type = container.schema.types[persistentModelID.entityName] { return Self.detached(type) }
         preconditionFailure("\(persistentModelID) names no model of this container's schema")
+    }
+
+    static func detached<T: PersistentModel>(_ type: T.Type) -> T {
+        T(backingData: _StrataBackingData<T>())
     }
 
     /// The model of an identifier if the context holds it already, else nil.

@@ -70,8 +70,12 @@ enum ModelValues {
         object.setValue(value, forKey: key)
     }
 
-    /// What a non-optional property reads when its row has no value.
-    static func emptyValue<Value>(of type: Value.Type, entity: String, key: String) -> Value {
+    /// What a non-optional property reads when its row has no value (or a value that does not
+    /// decode as the property's type): the property's initial value when it has one, else the
+    /// type's empty value. Only a type with neither stops the program.
+    static func emptyValue<Value>(of type: Value.Type, in model: any PersistentModel.Type, key: String) -> Value {
+        let info = ModelTypeInfo.of(model)
+        if let initial = info.propertiesByName[key]?.defaultValue as? Value { return initial }
         if let empty = Value.self as? any _ManagedDefaultValue.Type, let value = empty._managedDefaultValue as? Value {
             return value
         }
@@ -79,7 +83,7 @@ enum ModelValues {
         if Value.self == UUID.self, let uuid = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)) as? Value {
             return uuid
         }
-        preconditionFailure("\(entity).\(key) has no value, but its property is non-optional")
+        preconditionFailure("\(info.entityName).\(key) has no value, and \(Value.self) has no initial or empty value")
     }
 }
 

@@ -114,7 +114,7 @@ public final class _StrataBackingData<Model: PersistentModel>: BackingData {
     func _nonOptionalValue<Value>(forKey key: String) -> Value {
         let value: Value? = object.map { ModelValues.read($0, key, as: Value.self) } ?? _pendingValue(forKey: key)
         if let value { return value }
-        return ModelValues.emptyValue(of: Value.self, entity: ModelTypeInfo.of(Model.self).entityName, key: key)
+        return ModelValues.emptyValue(of: Value.self, in: Model.self, key: key)
     }
 
     /// `setValue(_:forKey:)` the general way.
@@ -141,8 +141,9 @@ public final class _StrataBackingData<Model: PersistentModel>: BackingData {
     @_disfavoredOverload
     public func getValue<Value: PersistentModel>(forKey key: String) -> Value {
         if let value: Value = getValue(forKey: key) { return value }
-        let entity = ModelTypeInfo.of(Model.self).entityName
-        preconditionFailure("\(entity).\(key) reaches no model, but its property is non-optional")
+        // A row written by other code without the relationship: a model of the class holding no
+        // values and in no context, rather than a stop (Core Data would answer nil).
+        return ModelContext.detached(Value.self)
     }
 
     /// A to-many relationship.

@@ -47,3 +47,50 @@ struct StoreLayoutTests {
         }
     }
 }
+
+struct Frame: Codable, Equatable {
+    var width: Int
+    var height: Int
+}
+
+@Model
+final class Sketch {
+    var title: String
+    var frame: Frame = Frame(width: 1, height: 1)
+    var painter: Painter
+
+    init(title: String, painter: Painter) {
+        self.title = title
+        self.painter = painter
+    }
+}
+
+@Model
+final class Painter {
+    var name: String
+    init(name: String) { self.name = name }
+}
+
+@Suite("Rows written by other code")
+struct ForeignRowTests {
+    @Test("a value that does not decode reads the property's initial value; a missing to-one a detached model")
+    func damagedRowsDoNotStopTheProgram() throws {
+        let url = try temporaryStoreURL()
+        do {
+            let container = try ModelContainer(for: Sketch.self, configurations: ModelConfiguration(url: url))
+            let context = ModelContext(container)
+            context.insert(Sketch(title: "Boats", painter: Painter(name: "Ada")))
+            try context.save()
+        }
+        let database = try DatabaseQueue(path: url.path)
+        try database.write { db in
+            try db.execute(sql: "UPDATE ZSKETCH SET ZFRAME = X'00FF', ZPAINTER = NULL")
+        }
+        let container = try ModelContainer(for: Sketch.self, configurations: ModelConfiguration(url: url))
+        let sketch = try #require(try ModelContext(container).fetch(FetchDescriptor<Sketch>()).first)
+        #expect(sketch.title == "Boats")
+        #expect(sketch.frame == Frame(width: 1, height: 1))
+        #expect(sketch.painter.modelContext == nil)
+        #expect(sketch.painter.name == "")
+    }
+}
