@@ -62,7 +62,7 @@ public final class _StrataBackingData<Model: PersistentModel>: BackingData {
 
     /// An optional attribute.
     @inlinable
-    public func getValue<Value>(forKey key: String) -> Value? {
+    public func getValue<Value: Codable>(forKey key: String) -> Value? {
         if let object, ModelValues.isStoredAsIs(Value.self) { return object._managedValue(forKey: key) }
         return _optionalValue(forKey: key)
     }
@@ -71,7 +71,7 @@ public final class _StrataBackingData<Model: PersistentModel>: BackingData {
     /// as the type's empty value where it has one (0, "", false, empty data or collection).
     @inlinable
     @_disfavoredOverload
-    public func getValue<Value>(forKey key: String) -> Value {
+    public func getValue<Value: Codable>(forKey key: String) -> Value {
         if let object, ModelValues.isStoredAsIs(Value.self), let value: Value = object._managedValue(forKey: key) {
             return value
         }
@@ -80,7 +80,7 @@ public final class _StrataBackingData<Model: PersistentModel>: BackingData {
 
     /// Sets an attribute (nil clears it).
     @inlinable
-    public func setValue<Value>(_ value: Value?, forKey key: String) {
+    public func setValue<Value: Codable>(_ value: Value?, forKey key: String) {
         guard let object else {
             // An optional property's implicit initial value (nil) is set this way in every
             // initialiser, `init(backingData:)` included, before any value was: nothing to clear.
@@ -131,38 +131,81 @@ public final class _StrataBackingData<Model: PersistentModel>: BackingData {
     // MARK: Relationships
 
     /// An optional to-one relationship.
-    public func getValue<Value: PersistentModel>(forKey key: String) -> Value? {
+    public func getValue<Value: PersistentModel>(forKey key: String) -> Value? { _toOne(forKey: key) }
+
+    /// A non-optional to-one relationship.
+    @_disfavoredOverload
+    public func getValue<Value: PersistentModel>(forKey key: String) -> Value { _requiredToOne(forKey: key) }
+
+    /// A to-many relationship.
+    public func getValue<Value: PersistentModel>(forKey key: String) -> [Value] { _toMany(forKey: key) }
+
+    /// An optional to-many relationship (nil reads as no models once inserted, as Apple's).
+    public func getValue<Value: PersistentModel>(forKey key: String) -> [Value]? { _optionalToMany(forKey: key) }
+
+    /// Sets a to-one relationship; a model not yet inserted is inserted into this model's
+    /// context, as SwiftData does.
+    public func setValue<Value: PersistentModel>(_ value: Value?, forKey key: String) { _setToOne(value, forKey: key) }
+
+    /// Sets a to-many relationship to the models (inserting those not yet inserted).
+    public func setValue<Value: PersistentModel>(_ value: [Value], forKey key: String) { _setToMany(value, forKey: key) }
+
+    public func setValue<Value: PersistentModel>(_ value: [Value]?, forKey key: String) {
+        _setToMany(value ?? [], forKey: key)
+    }
+
+    // A model class that is also `Codable` (apps make models Codable to export them) matches
+    // the attribute accessors too; these, more specific than both, keep it a relationship.
+
+    public func getValue<Value: PersistentModel & Codable>(forKey key: String) -> Value? { _toOne(forKey: key) }
+
+    @_disfavoredOverload
+    public func getValue<Value: PersistentModel & Codable>(forKey key: String) -> Value { _requiredToOne(forKey: key) }
+
+    public func getValue<Value: PersistentModel & Codable>(forKey key: String) -> [Value] { _toMany(forKey: key) }
+
+    public func getValue<Value: PersistentModel & Codable>(forKey key: String) -> [Value]? {
+        _optionalToMany(forKey: key)
+    }
+
+    public func setValue<Value: PersistentModel & Codable>(_ value: Value?, forKey key: String) {
+        _setToOne(value, forKey: key)
+    }
+
+    public func setValue<Value: PersistentModel & Codable>(_ value: [Value], forKey key: String) {
+        _setToMany(value, forKey: key)
+    }
+
+    public func setValue<Value: PersistentModel & Codable>(_ value: [Value]?, forKey key: String) {
+        _setToMany(value ?? [], forKey: key)
+    }
+
+    func _toOne<Value: PersistentModel>(forKey key: String) -> Value? {
         guard let object else { return _pendingValue(forKey: key) }
         guard let context, let related: NSManagedObject = object._managedValue(forKey: key) else { return nil }
         return context.model(for: related, as: Value.self)
     }
 
-    /// A non-optional to-one relationship.
-    @_disfavoredOverload
-    public func getValue<Value: PersistentModel>(forKey key: String) -> Value {
-        if let value: Value = getValue(forKey: key) { return value }
+    func _requiredToOne<Value: PersistentModel>(forKey key: String) -> Value {
+        if let value: Value = _toOne(forKey: key) { return value }
         // A row written by other code without the relationship: a model of the class holding no
         // values and in no context, rather than a stop (Core Data would answer nil).
         return ModelContext.detached(Value.self)
     }
 
-    /// A to-many relationship.
-    public func getValue<Value: PersistentModel>(forKey key: String) -> [Value] {
+    func _toMany<Value: PersistentModel>(forKey key: String) -> [Value] {
         guard let object else { return _pendingValue(forKey: key) ?? [] }
         guard let context, let members: [NSManagedObject] = object._managedValue(forKey: key) else { return [] }
         return members.compactMap { context.model(for: $0, as: Value.self) }
     }
 
-    /// An optional to-many relationship (nil reads as no models once inserted, as Apple's).
-    public func getValue<Value: PersistentModel>(forKey key: String) -> [Value]? {
+    func _optionalToMany<Value: PersistentModel>(forKey key: String) -> [Value]? {
         guard object != nil else { return _pendingValue(forKey: key) }
-        let models: [Value] = getValue(forKey: key)
+        let models: [Value] = _toMany(forKey: key)
         return models
     }
 
-    /// Sets a to-one relationship; a model not yet inserted is inserted into this model's
-    /// context, as SwiftData does.
-    public func setValue<Value: PersistentModel>(_ value: Value?, forKey key: String) {
+    func _setToOne<Value: PersistentModel>(_ value: Value?, forKey key: String) {
         guard let object, let context else {
             _setPending(value, forKey: key)
             return
@@ -172,8 +215,7 @@ public final class _StrataBackingData<Model: PersistentModel>: BackingData {
         context.noteChange()
     }
 
-    /// Sets a to-many relationship to the models (inserting those not yet inserted).
-    public func setValue<Value: PersistentModel>(_ value: [Value], forKey key: String) {
+    func _setToMany<Value: PersistentModel>(_ value: [Value], forKey key: String) {
         guard let object, let context else {
             _setPending(value, forKey: key)
             return
@@ -181,10 +223,6 @@ public final class _StrataBackingData<Model: PersistentModel>: BackingData {
         let related = Set(value.map { context.insertedObject(of: $0) })
         object._setManagedValue(related, forKey: key)
         context.noteChange()
-    }
-
-    public func setValue<Value: PersistentModel>(_ value: [Value]?, forKey key: String) {
-        setValue(value ?? [], forKey: key)
     }
 
     // MARK: Values before insertion

@@ -74,3 +74,66 @@ struct SchemaOptionsTests {
         #expect(fetched.first?.albums.map(\.title) == ["Trips"])
     }
 }
+
+/// A model made `Codable` by hand, as apps do to export their data: its relationships stay
+/// relationships.
+@Model
+final class Recipe: Codable {
+    var name: String
+    var ingredients: [Ingredient] = []
+    var favourite: Ingredient?
+
+    init(name: String) { self.name = name }
+
+    enum CodingKeys: String, CodingKey { case name }
+
+    required init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.name = try container.decode(String.self, forKey: .name)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(name, forKey: .name)
+    }
+}
+
+@Model
+final class Ingredient: Codable {
+    var name: String
+    var recipe: Recipe?
+
+    init(name: String) { self.name = name }
+
+    enum CodingKeys: String, CodingKey { case name }
+
+    required init(from decoder: any Decoder) throws {
+        self.name = try decoder.container(keyedBy: CodingKeys.self).decode(String.self, forKey: .name)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(name, forKey: .name)
+    }
+}
+
+@Suite("Codable model classes")
+struct CodableModelTests {
+    @Test("a Codable model's relationships are relationships; it still encodes")
+    func codableModels() throws {
+        let model = try #require(NSManagedObjectModel.makeManagedObjectModel(for: [Recipe.self]))
+        #expect(model.entitiesByName["Recipe"]?.relationshipsByName.keys.sorted() == ["favourite", "ingredients"])
+        let container = try ModelContainer(for: Recipe.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = ModelContext(container)
+        let soup = Recipe(name: "Soup")
+        let leek = Ingredient(name: "Leek")
+        soup.ingredients = [leek, Ingredient(name: "Potato")]
+        soup.favourite = leek
+        context.insert(soup)
+        try context.save()
+        let fetched = try #require(try ModelContext(container).fetch(FetchDescriptor<Recipe>()).first)
+        #expect(fetched.ingredients.map(\.name).sorted() == ["Leek", "Potato"])
+        #expect(fetched.favourite?.name == "Leek")
+        #expect(String(decoding: try JSONEncoder().encode(fetched), as: UTF8.self) == #"{"name":"Soup"}"#)
+    }
+}
