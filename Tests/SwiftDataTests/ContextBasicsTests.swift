@@ -127,3 +127,33 @@ struct ContextBasicsTests {
         #expect(stops?.map { $0.value(forKey: "title") as? String } == ["Tram 28"])
     }
 }
+
+@Suite("ModelConfiguration")
+struct ModelConfigurationTests {
+    @Test("the default store is default.store in the program's data folder; a name names the file")
+    func locations() {
+        let folder = NSPersistentContainer.defaultDirectoryURL()
+        #expect(ModelConfiguration().url == folder.appendingPathComponent("default.store"))
+        #expect(ModelConfiguration("Archive").url == folder.appendingPathComponent("Archive.store"))
+        #expect(ModelConfiguration(isStoredInMemoryOnly: true).isStoredInMemoryOnly)
+    }
+
+    @Test("allowsSave: false opens the store read-only: a save fails and the file keeps its rows")
+    func readOnly() throws {
+        let url = try temporaryStoreURL()
+        do {
+            let container = try ModelContainer(for: HandTrip.self, configurations: ModelConfiguration(url: url))
+            let context = ModelContext(container)
+            context.insert(HandTrip(name: "Kept"))
+            try context.save()
+        }
+        let readOnly = try ModelContainer(
+            for: HandTrip.self, configurations: ModelConfiguration(url: url, allowsSave: false))
+        let context = ModelContext(readOnly)
+        #expect(try context.fetch(FetchDescriptor<HandTrip>()).map(\.name) == ["Kept"])
+        context.insert(HandTrip(name: "Refused"))
+        #expect(throws: (any Error).self) { try context.save() }
+        let again = try ModelContainer(for: HandTrip.self, configurations: ModelConfiguration(url: url))
+        #expect(try ModelContext(again).fetch(FetchDescriptor<HandTrip>()).map(\.name) == ["Kept"])
+    }
+}
