@@ -113,9 +113,9 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
         noteChange()
     }
 
-    /// Deletes every model of the type (and, with `includeSubclasses`, of its subclasses) that
-    /// matches the predicate: one statement in the store for those not in the context with
-    /// changes, as a batch delete; the context forgets the deleted rows.
+    /// Marks deleted every model of the type (and, with `includeSubclasses`, of its
+    /// subclasses) that matches the predicate, unsaved changes included, as `delete(_:)` does
+    /// for each: delete rules apply and the next save removes the rows.
     public func delete<T: PersistentModel>(
         model: T.Type, where predicate: Predicate<T>? = nil, includeSubclasses: Bool = true
     ) throws {

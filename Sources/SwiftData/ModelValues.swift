@@ -42,32 +42,27 @@ enum ModelValues {
             object._setManagedValue(nil as Value?, forKey: key)
             return
         }
-        if !StoredValueType.isPrimitive(Value.self) {
-            if let raw = value as? any RawRepresentable, StoredValueType.isPrimitive(type(of: raw)._rawValueType) {
-                raw._write(to: object, key)
-                return
-            }
-            if let data = CodableValues.encode(value) {
-                object._setManagedValue(data, forKey: key)
-                return
-            }
-        }
+        if writeConverted(value, of: Value.self, to: object, key) { return }
         object._setManagedValue(value, forKey: key)
     }
 
     /// Sets an attribute from a value of any type (one set before insertion).
     static func writeAny(_ value: Any, to object: NSManagedObject, _ key: String) {
-        if !StoredValueType.isPrimitive(type(of: value)) {
-            if let raw = value as? any RawRepresentable, StoredValueType.isPrimitive(type(of: raw)._rawValueType) {
-                raw._write(to: object, key)
-                return
-            }
-            if let data = CodableValues.encode(value) {
-                object.setValue(data, forKey: key)
-                return
-            }
-        }
+        if writeConverted(value, of: type(of: value), to: object, key) { return }
         object.setValue(value, forKey: key)
+    }
+
+    /// Writes a value of a type the store keeps in another form — an enumeration's raw value,
+    /// another `Codable` value's encoding — and says so; false for a value stored as it is.
+    private static func writeConverted(_ value: Any, of type: Any.Type, to object: NSManagedObject, _ key: String) -> Bool {
+        guard !StoredValueType.isPrimitive(type) else { return false }
+        if let raw = value as? any RawRepresentable, StoredValueType.isPrimitive(Swift.type(of: raw)._rawValueType) {
+            raw._write(to: object, key)
+            return true
+        }
+        guard let data = CodableValues.encode(value) else { return false }
+        object._setManagedValue(data, forKey: key)
+        return true
     }
 
     /// What a non-optional property reads when its row has no value (or a value that does not

@@ -25,7 +25,6 @@ enum SchemaModelBuilder {
                     attribute.name = property.name
                     let stored = StoredValueType.of(valueType)
                     attribute.attributeType = stored.attributeType
-                    if let className = stored.valueClassName { attribute.attributeValueClassName = className }
                     attribute.isOptional = property.isOptional
                     let schemaAttribute = Schema.Attribute(copying: property.attribute, name: property.name)
                     schemaAttribute.valueType = valueType
@@ -108,22 +107,20 @@ enum SchemaModelBuilder {
         // Destinations, then inverses: those named by `inverse:` (on either side), then, for a
         // relationship still without one, the only relationship of its destination that
         // points back at its class and has none either.
-        for (info, property, relationship) in relationships {
+        for (_, property, relationship) in relationships {
             guard let destination = property.destination else { continue }
             relationship.destinationEntity = descriptions[ModelTypeInfo.entityName(of: destination)]
-            _ = info
         }
         func description(_ entityName: String, _ name: String) -> NSRelationshipDescription? {
             descriptions[entityName]?.relationshipsByName[name]
         }
-        for (info, property, relationship) in relationships {
+        for (_, property, relationship) in relationships {
             guard let keyPath = property.relationship?.inverseKeyPath, let destination = property.destination,
                 let inverseName = ModelTypeInfo.of(destination).name(of: keyPath),
                 let inverse = description(ModelTypeInfo.entityName(of: destination), inverseName)
             else { continue }
             relationship.inverseRelationship = inverse
             inverse.inverseRelationship = relationship
-            _ = info
         }
         for (info, property, relationship) in relationships where relationship.inverseRelationship == nil {
             guard let destination = property.destination else { continue }
@@ -166,7 +163,6 @@ struct StoredValueType {
     var attributeType: NSAttributeType
     /// Whether values of the type are stored as they are (not as a raw value or encoded).
     var isPlain = true
-    var valueClassName: String?
     /// The stored form of a Swift value of the type; nil when it is not one.
     var storedValue: (Any) -> Any?
 
