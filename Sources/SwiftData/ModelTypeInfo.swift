@@ -160,34 +160,12 @@ enum ComputedKeyPathNames {
     }
 
     /// The components after the root: a computed one as `<computed 0x…` (its accessor), a
-    /// stored one by name, optional-chaining marks dropped.
+    /// stored one by name.
     private static func components(of keyPath: AnyKeyPath) -> [String] {
         let description = String(describing: keyPath)
-        guard description.hasPrefix("\\") else { return [] }
-        var components: [String] = []
-        var current = ""
-        var depth = 0
-        var pastRoot = false
-        for character in description.dropFirst() {
-            switch character {
-            case "<", "(":
-                depth += 1
-                current.append(character)
-            case ">", ")":
-                depth -= 1
-                current.append(character)
-            case "." where depth == 0:
-                if pastRoot { components.append(current) }
-                pastRoot = true
-                current = ""
-            default:
-                current.append(character)
-            }
-        }
-        if pastRoot { components.append(current) }
+        let components =
+            FoundationPredicateKeyPaths.components(fromDescription: description, rootType: type(of: keyPath).rootType) ?? []
         return components.map { component in
-            var component = Substring(component)
-            while let last = component.last, last == "?" || last == "!" { component = component.dropLast() }
             if component.hasPrefix("<computed "), let space = component.dropFirst(10).firstIndex(of: " ") {
                 return String(component[..<space])
             }

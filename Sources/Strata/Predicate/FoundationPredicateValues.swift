@@ -29,7 +29,7 @@ public protocol _PredicateKeyPathNaming {
 
 /// Property names of key paths, and the collection and string members (`count`,
 /// `isEmpty`) that the predicate language spells differently.
-enum FoundationPredicateKeyPaths {
+package enum FoundationPredicateKeyPaths {
     /// The dotted property path a key path reads: from the root type's
     /// `_PredicateKeyPathNaming`, or from the key path's description with optional-chaining
     /// marks dropped (`\Book.author?.name` → `author.name`).
@@ -50,6 +50,18 @@ enum FoundationPredicateKeyPaths {
 
     /// `\Root.a?.b!.c` → `a.b.c`; nil when a component is not a property name.
     static func path(fromDescription description: String, rootType: Any.Type) -> String? {
+        guard let components = components(fromDescription: description, rootType: rootType),
+            components.allSatisfy(isIdentifier)
+        else { return nil }
+        return components.isEmpty ? nil : components.joined(separator: ".")
+    }
+
+    /// The components of a key path's description after its root, optional-chaining marks
+    /// dropped: `\Root.a?.b!.c` → `a`, `b`, `c`. A component Swift cannot name stays as it
+    /// describes it (`<computed 0x… (Optional<Trip>)>`: dots inside brackets do not split it);
+    /// nil when the description has no root. (SwiftData names computed components by their
+    /// accessors with it.)
+    package static func components(fromDescription description: String, rootType: Any.Type) -> [Substring]? {
         guard description.hasPrefix("\\") else { return nil }
         var body = Substring(description.dropFirst())
         let rootName = String(describing: rootType) + "."
@@ -71,14 +83,25 @@ enum FoundationPredicateKeyPaths {
             guard let start else { return nil }
             body = body[start...]
         }
-        var names: [String] = []
-        for component in body.split(separator: ".", omittingEmptySubsequences: false) {
+        var components: [Substring] = []
+        var componentStart = body.startIndex
+        var depth = 0
+        for index in body.indices {
+            switch body[index] {
+            case "<", "(": depth += 1
+            case ">", ")": depth -= 1
+            case "." where depth == 0:
+                components.append(body[componentStart..<index])
+                componentStart = body.index(after: index)
+            default: break
+            }
+        }
+        components.append(body[componentStart...])
+        return components.map { component in
             var name = component
             while let last = name.last, last == "?" || last == "!" { name = name.dropLast() }
-            guard isIdentifier(name) else { return nil }
-            names.append(String(name))
+            return name
         }
-        return names.isEmpty ? nil : names.joined(separator: ".")
     }
 
     private static func isIdentifier(_ text: Substring) -> Bool {
