@@ -149,29 +149,17 @@ struct QueryCompiler {
     }
 
     private func bound(of comparison: ComparisonNode) -> Bound? {
-        guard comparison.modifier != .all, Self.folding(comparison.options) == .none else { return nil }
-        let field: String
-        let constant: PredicateConstant
-        let fieldOnLeft: Bool
-        if let right = PredicateTreeAccess.constant(comparison.right), case .field(let name)? = Self.operand(comparison.left) {
-            (field, constant, fieldOnLeft) = (name, right, true)
-        } else if comparison.modifier == .direct, let left = PredicateTreeAccess.constant(comparison.left),
-            case .field(let name)? = Self.operand(comparison.right)
-        {
-            (field, constant, fieldOnLeft) = (name, left, false)
-        } else {
-            return nil
-        }
+        guard let (operand, op, constant, modifier) = Self.seenFromOperand(comparison), case .field(let field) = operand,
+            modifier != .all, Self.folding(comparison.options) == .none
+        else { return nil }
         guard let kind = kinds[field], Self.expression(field: field, kind: kind) != nil else { return nil }
-        switch (comparison.op, constant) {
+        switch (op, constant) {
         case (_, .null): return nil
         case (.equalTo, _): return Bound(field: field, isEquality: true)
-        case (.lessThan, _), (.lessThanOrEqualTo, _), (.greaterThan, _), (.greaterThanOrEqualTo, _):
+        case (.lessThan, _), (.lessThanOrEqualTo, _), (.greaterThan, _), (.greaterThanOrEqualTo, _), (.between, _):
             return Bound(field: field, isEquality: false)
-        case (.between, _): return fieldOnLeft ? Bound(field: field, isEquality: false) : nil
         case (.beginsWith, .string(let prefix)):
-            // `field BEGINSWITH 'p'` (the other way round, the constant begins with the field).
-            guard fieldOnLeft, !prefix.isEmpty, kind == .string || kind == .reference else { return nil }
+            guard !prefix.isEmpty, kind == .string || kind == .reference else { return nil }
             return Bound(field: field, isEquality: false)
         default: return nil
         }
@@ -192,24 +180,36 @@ struct QueryCompiler {
             // Both sides constant: the evaluator answers once for every record.
             return PredicateTreeAccess.evaluate(.comparison(comparison), with: nil) ? .all(exact: true) : .none
         }
-        if let right, let operand = Self.operand(comparison.left) {
-            return compile(operand, comparison.op, right, comparison.options, comparison.modifier)
-        }
-        if let left, let operand = Self.operand(comparison.right), comparison.modifier == .direct {
-            // `constant OP field`: the same comparison seen from the field, where one exists.
-            switch comparison.op {
-            case .equalTo, .notEqualTo: return compile(operand, comparison.op, left, comparison.options, .direct)
-            case .lessThan: return compile(operand, .greaterThan, left, comparison.options, .direct)
-            case .lessThanOrEqualTo: return compile(operand, .greaterThanOrEqualTo, left, comparison.options, .direct)
-            case .greaterThan: return compile(operand, .lessThan, left, comparison.options, .direct)
-            case .greaterThanOrEqualTo: return compile(operand, .lessThanOrEqualTo, left, comparison.options, .direct)
-            case .in:
-                // `'text' IN field`: the field's string contains the text (`isMember`).
-                return compile(operand, .contains, left, comparison.options, .direct)
-            default: return .all(exact: false)
-            }
+        if let (operand, op, constant, modifier) = Self.seenFromOperand(comparison) {
+            return compile(operand, op, constant, comparison.options, modifier)
         }
         return .all(exact: false)
+    }
+
+    /// A comparison of a field (or the record name) with a constant, seen from the field:
+    /// `constant OP field` is turned round where the operator has a mirror (`<` and `>`…;
+    /// `'text' IN field` is the field's string containing the text, `isMember`); nil for any
+    /// other comparison (`'abc' BEGINSWITH field` has no form from the field).
+    private static func seenFromOperand(
+        _ comparison: ComparisonNode
+    ) -> (Operand, ComparisonNode.Operator, PredicateConstant, ComparisonNode.Modifier)? {
+        if let right = PredicateTreeAccess.constant(comparison.right), let operand = operand(comparison.left) {
+            return (operand, comparison.op, right, comparison.modifier)
+        }
+        guard comparison.modifier == .direct, let left = PredicateTreeAccess.constant(comparison.left),
+            let operand = operand(comparison.right)
+        else { return nil }
+        let mirrored: ComparisonNode.Operator
+        switch comparison.op {
+        case .equalTo, .notEqualTo: mirrored = comparison.op
+        case .lessThan: mirrored = .greaterThan
+        case .lessThanOrEqualTo: mirrored = .greaterThanOrEqualTo
+        case .greaterThan: mirrored = .lessThan
+        case .greaterThanOrEqualTo: mirrored = .lessThanOrEqualTo
+        case .in: mirrored = .contains
+        default: return nil
+        }
+        return (operand, mirrored, left, .direct)
     }
 
     private static func operand(_ expression: ExpressionNode) -> Operand? {
