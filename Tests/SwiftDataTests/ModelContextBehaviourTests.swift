@@ -141,6 +141,39 @@ struct ModelContextBehaviourTests {
         #expect(try ModelContext(container).fetchCount(FetchDescriptor<Trip>()) == 0)
     }
 
+    @Test("the change lists name the inserted, changed and deleted models; a batched fetch answers all")
+    func changeListsAndBatches() throws {
+        let container = try container()
+        let context = ModelContext(container)
+        try seed(context, ["a", "b", "c"])
+        let trips = try context.fetch(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.name)]), batchSize: 2)
+        #expect(trips.map(\.name) == ["a", "b", "c"])
+        trips[0].name = "a2"
+        context.delete(trips[1])
+        let added = Trip(name: "d", destination: "x")
+        context.insert(added)
+        #expect(context.insertedModelsArray.map(\.persistentModelID) == [added.persistentModelID])
+        #expect(context.changedModelsArray.map(\.persistentModelID) == [trips[0].persistentModelID])
+        #expect(context.deletedModelsArray.map(\.persistentModelID) == [trips[1].persistentModelID])
+    }
+
+    @Test("deleteAllData empties every entity's rows and leaves the store usable")
+    func deleteAllData() throws {
+        let container = try container()
+        let context = ModelContext(container)
+        let trip = Trip(name: "Gone", destination: "x")
+        trip.bucketList = [BucketListItem(title: "also gone")]
+        context.insert(trip)
+        try context.save()
+        container.deleteAllData()
+        let fresh = ModelContext(container)
+        #expect(try fresh.fetchCount(FetchDescriptor<Trip>()) == 0)
+        #expect(try fresh.fetchCount(FetchDescriptor<BucketListItem>()) == 0)
+        fresh.insert(Trip(name: "After", destination: "x"))
+        try fresh.save()
+        #expect(try ModelContext(container).fetch(FetchDescriptor<Trip>()).map(\.name) == ["After"])
+    }
+
     @Test("undo takes back an insertion and a change")
     func undo() throws {
         let container = try container()
