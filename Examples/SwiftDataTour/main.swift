@@ -18,7 +18,7 @@ final class Trip {
 }
 
 @Model
-final class Stop {
+class Stop {
     var title: String
     var nights: Int
     var trip: Trip?
@@ -26,6 +26,17 @@ final class Stop {
     init(title: String, nights: Int) {
         self.title = title
         self.nights = nights
+    }
+}
+
+// A subclass: its entity is a subentity of Stop's; fetching stops returns hotel stays too.
+@Model
+final class HotelStay: Stop {
+    var hotel: String
+
+    init(title: String, nights: Int, hotel: String) {
+        self.hotel = hotel
+        super.init(title: title, nights: nights)
     }
 }
 
@@ -44,10 +55,10 @@ try FileManager.default.createDirectory(at: folder, withIntermediateDirectories:
 let url = folder.appendingPathComponent("default.store")
 defer { try? FileManager.default.removeItem(at: folder) }
 
-let container = try ModelContainer(for: Trip.self, configurations: ModelConfiguration(url: url))
+let container = try ModelContainer(for: Trip.self, HotelStay.self, configurations: ModelConfiguration(url: url))
 let context = ModelContext(container)
 let summer = Trip(name: "Summer", startDate: Date(timeIntervalSinceReferenceDate: 804_556_800))
-summer.stops = [Stop(title: "Lisbon", nights: 3), Stop(title: "Porto", nights: 2)]
+summer.stops = [HotelStay(title: "Lisbon", nights: 3, hotel: "Casa do Rio"), Stop(title: "Porto", nights: 2)]
 context.insert(summer)
 try context.save()
 print("saved:", summer.name, "with", summer.stops.count, "stops; id", summer.persistentModelID.entityName)
@@ -58,13 +69,17 @@ let long = try ModelContext(container).fetch(
     FetchDescriptor<Stop>(predicate: #Predicate { $0.nights >= 2 }, sortBy: [SortDescriptor(\.title)]))
 print("stops of two nights or more:", long.map(\.title))
 print("all stops:", try ModelContext(container).fetchCount(FetchDescriptor<Stop>()))
+let stays = try ModelContext(container).fetch(FetchDescriptor<Stop>(predicate: #Predicate { $0 is HotelStay }))
+print("hotel stays:", stays.compactMap { ($0 as? HotelStay).map { "\($0.title) at \($0.hotel)" } })
 
 // The same file through Core Data: the entities SwiftData wrote.
-let model = NSManagedObjectModel.makeManagedObjectModel(for: [Trip.self]) ?? NSManagedObjectModel()
+let model = NSManagedObjectModel.makeManagedObjectModel(for: [Trip.self, HotelStay.self]) ?? NSManagedObjectModel()
 let coreData = NSPersistentContainer(name: "Tour", managedObjectModel: model)
 coreData.persistentStoreDescriptions = [NSPersistentStoreDescription(url: url)]
 coreData.loadPersistentStores { _, error in if let error { print("load failed:", error) } }
 let request = NSFetchRequest<NSManagedObject>(entityName: "Stop")
 request.sortDescriptors = [NSSortDescriptor(key: "title", ascending: true)]
 let rows = try coreData.viewContext.fetch(request)
-print("through NSPersistentContainer:", rows.map { "\($0.value(forKey: "title") ?? "") (\($0.value(forKey: "nights") ?? ""))" })
+print(
+    "through NSPersistentContainer:",
+    rows.map { "\($0.value(forKey: "title") ?? "") (\($0.value(forKey: "nights") ?? ""), \($0.entity.name ?? ""))" })

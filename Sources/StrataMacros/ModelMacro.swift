@@ -25,6 +25,14 @@ import SwiftSyntaxMacros
 /// - extension role: the conformances to `SwiftData.PersistentModel` and
 ///   `Observation.Observable` the class does not list itself.
 ///
+/// Classes that may have subclasses and subclasses of model classes (`ModelShape`) get a class
+/// schema instead of a static one: `class var schemaMetadata` whose key paths are rooted at the
+/// class it is asked of (a private generic helper called with `Self.self`, so that a subclass
+/// names inherited properties by its own key paths), overridden by each subclass; a subclass
+/// has its own backing data (its initialiser sets its properties before `super.init`), the
+/// root class's `init(backingData:)` (through the root's `_$RootModel` typealias) and adds its
+/// backing data to `_$backingDataChain()`.
+///
 /// The members the macro adds are `@Transient`, computed or static, so that the
 /// memberAttribute role, which also sees them, leaves them alone.
 ///
@@ -55,35 +63,120 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             }
         }
         let backingType: TypeSyntax = "SwiftData._StrataBackingData<\(className)>"
-        let initializer = try InitializerDeclSyntax(
-            "public required init(backingData: any SwiftData.BackingData<\(className)>)"
-        ) {
-            for property in persisted {
-                "\(property.storageName) = _SwiftDataNoType()"
+        let shape = ModelShape(model, conformingTo: protocols)
+        let backingData: DeclSyntax = "@Transient private var _$backingData: \(backingType) = \(backingType)()"
+        let registrar: DeclSyntax = "@Transient private let _$observationRegistrar = Observation.ObservationRegistrar()"
+        let storageInitialisers = persisted.map { property -> CodeBlockItemSyntax in
+            "\(property.storageName) = _SwiftDataNoType()"
+        }
+
+        if shape == .finalRoot {
+            let initializer = try InitializerDeclSyntax(
+                "public required init(backingData: any SwiftData.BackingData<\(className)>)"
+            ) {
+                for item in storageInitialisers { item }
+                "self._$backingData = \(backingType).adopting(backingData)"
             }
-            "self._$backingData = \(backingType).adopting(backingData)"
+            return [
+                backingData,
+                persistentBackingData(className: className, backingType: backingType),
+                """
+                public static var schemaMetadata: [SwiftData.Schema.PropertyMetadata] {
+                    \(schemaMetadata(of: persisted, root: TypeSyntax(IdentifierTypeSyntax(name: className))))
+                }
+                """,
+                DeclSyntax(initializer),
+                registrar,
+                """
+                public static var _$constraints: SwiftData._ModelConstraints {
+                    \(constraints(of: model, in: className))
+                }
+                """,
+            ]
+        }
+
+        // A class that may have subclasses, or a subclass: the schema is a class property, its
+        // key paths rooted at the class it is asked of (a subclass lists the properties it
+        // inherits rooted at itself, so that its key paths name them), and the backing data of
+        // each class of the hierarchy are listed for the context.
+        let access: TokenSyntax = model.modifiers.contains { $0.name.tokenKind == .keyword(.open) } ? "open" : "public"
+        let schemaHelper: DeclSyntax = """
+            private static func _$schemaMetadata<_$Root: \(className)>(rootedAt root: _$Root.Type) -> [SwiftData.Schema.PropertyMetadata] {
+                \(schemaMetadata(of: persisted, root: "_$Root"))
+            }
+            """
+        if shape == .openRoot {
+            let initializer = try InitializerDeclSyntax(
+                "public required init(backingData: any SwiftData.BackingData<\(className)>)"
+            ) {
+                for item in storageInitialisers { item }
+                "self._$backingData = \(backingType).adopting(backingData)"
+            }
+            return [
+                backingData,
+                persistentBackingData(className: className, backingType: backingType),
+                "public typealias _$RootModel = \(className)",
+                """
+                \(access) class var schemaMetadata: [SwiftData.Schema.PropertyMetadata] {
+                    Self._$schemaMetadata(rootedAt: Self.self)
+                }
+                """,
+                schemaHelper,
+                DeclSyntax(initializer),
+                registrar,
+                """
+                \(access) class var _$constraints: SwiftData._ModelConstraints {
+                    \(constraints(of: model, in: className))
+                }
+                """,
+                """
+                \(access) func _$backingDataChain() -> [SwiftData._StrataBackingStorage] {
+                    [_$backingData]
+                }
+                """,
+            ]
+        }
+
+        // A subclass of a model class: its own backing data (its initialiser sets its properties
+        // before `super.init`), the required initialiser of its root class, and the overrides.
+        let initializer = try InitializerDeclSyntax(
+            "public required init(backingData: any SwiftData.BackingData<_$RootModel>)"
+        ) {
+            for item in storageInitialisers { item }
+            "self._$backingData = \(backingType).adopting(inherited: backingData)"
+            "super.init(backingData: backingData)"
         }
         return [
-            "@Transient private var _$backingData: \(backingType) = \(backingType)()",
+            backingData,
             """
-            public var persistentBackingData: any SwiftData.BackingData<\(className)> {
-                get { _$backingData }
-                set { _$backingData = \(backingType).adopting(newValue) }
+            \(access) override class var schemaMetadata: [SwiftData.Schema.PropertyMetadata] {
+                super.schemaMetadata + Self._$schemaMetadata(rootedAt: Self.self)
             }
             """,
-            """
-            public static var schemaMetadata: [SwiftData.Schema.PropertyMetadata] {
-                \(schemaMetadata(of: persisted, in: className))
-            }
-            """,
+            schemaHelper,
             DeclSyntax(initializer),
-            "@Transient private let _$observationRegistrar = Observation.ObservationRegistrar()",
+            registrar,
             """
-            public static var _$constraints: SwiftData._ModelConstraints {
+            \(access) override class var _$constraints: SwiftData._ModelConstraints {
                 \(constraints(of: model, in: className))
             }
             """,
+            """
+            \(access) override func _$backingDataChain() -> [SwiftData._StrataBackingStorage] {
+                super._$backingDataChain() + [_$backingData]
+            }
+            """,
         ]
+    }
+
+    /// `persistentBackingData`, over the class's backing data.
+    private static func persistentBackingData(className: TokenSyntax, backingType: TypeSyntax) -> DeclSyntax {
+        """
+        public var persistentBackingData: any SwiftData.BackingData<\(className)> {
+            get { _$backingData }
+            set { _$backingData = \(backingType).adopting(newValue) }
+        }
+        """
     }
 
     public static func expansion(
@@ -112,13 +205,14 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             of: type, declaration: declaration, requested: protocols)
     }
 
-    /// The array of the persisted properties' metadata, one entry a line.
-    private static func schemaMetadata(of persisted: [PersistedProperty], in className: TokenSyntax) -> ArrayExprSyntax {
+    /// The array of the persisted properties' metadata, one entry a line, their key paths
+    /// rooted at `root`.
+    private static func schemaMetadata(of persisted: [PersistedProperty], root: TypeSyntax) -> ArrayExprSyntax {
         let elements = persisted.map { property -> ArrayElementSyntax in
             let entry: ExprSyntax = """
                 SwiftData.Schema.PropertyMetadata(\
                 name: \(literal: property.key), \
-                keypath: \\\(className).\(property.name), \
+                keypath: \\\(root).\(property.name), \
                 defaultValue: \(property.defaultValueExpression), \
                 metadata: \(property.metadataExpression))
                 """
@@ -182,6 +276,32 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
                 ))
         }
         return .failure(ModelDeclarationError(node: attribute, message: .notAClass, fixIts: fixIts))
+    }
+}
+
+/// Where in a hierarchy of model classes the class `@Model` is attached to stands.
+enum ModelShape: Equatable {
+    /// A final class of its own: a static schema, one backing data.
+    case finalRoot
+    /// A class that may have subclasses and inherits from no model class.
+    case openRoot
+    /// A subclass of a model class (`@Model class BusinessTrip: Trip`).
+    case subclass
+
+    /// The compiler hands the member role the conformances of `@Model` the class does not have
+    /// yet: a class that already conforms to `PersistentModel` without listing it inherits the
+    /// conformance from a model superclass (its superclass cannot be told from a protocol by
+    /// syntax alone: `@Model class Trip: Named` may name either).
+    init(_ model: ClassDeclSyntax, conformingTo protocols: [TypeSyntax]) {
+        let requested = protocols.contains { lastName(of: $0) == "PersistentModel" }
+        let listed = model.inheritanceClause?.inheritedTypes.contains { lastName(of: $0.type) == "PersistentModel" } ?? false
+        if !requested, !listed {
+            self = .subclass
+        } else if model.modifiers.contains(where: { $0.name.tokenKind == .keyword(.final) }) {
+            self = .finalRoot
+        } else {
+            self = .openRoot
+        }
     }
 }
 

@@ -23,11 +23,17 @@
 /// (`schemaMetadata`, `_$constraints`), `init(backingData:)`, and conformances to
 /// `PersistentModel` and `Observable`.
 ///
+/// A model class may inherit from another (`@Model class BusinessTrip: Trip`): its entity is a
+/// subentity of its superclass's, fetching the superclass returns models of both, and
+/// `$0 is BusinessTrip` in a predicate tests the class.
+///
 /// Applies only to non-generic classes. A persisted property must be a single `var` with a
 /// type annotation or an initial value its type can be read from.
 @attached(
-    member, names: named(_$backingData), named(persistentBackingData), named(schemaMetadata),
-    named(init(backingData:)), named(_$observationRegistrar), named(_$constraints))
+    member, conformances: PersistentModel,
+    names: named(_$backingData), named(persistentBackingData), named(schemaMetadata),
+    named(init(backingData:)), named(_$observationRegistrar), named(_$constraints), named(_$RootModel),
+    named(_$schemaMetadata), named(_$backingDataChain))
 @attached(memberAttribute)
 @attached(extension, conformances: PersistentModel, Observable)
 public macro Model() = #externalMacro(module: "StrataMacros", type: "ModelMacro")

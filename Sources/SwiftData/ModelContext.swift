@@ -335,17 +335,28 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
             if backing.context === self { return object }
             return managed.object(with: object.objectID)
         }
-        let info = ModelTypeInfo.of(T.self)
-        guard let entity = entity(of: T.self) else {
-            preconditionFailure("\(T.self) is not a model of this container's schema")
+        // The model's own class (a subclass's model may be handed over as its root class).
+        let modelType = type(of: model) as any PersistentModel.Type
+        let info = ModelTypeInfo.of(modelType)
+        guard let entity = entity(of: modelType) else {
+            preconditionFailure("\(modelType) is not a model of this container's schema")
         }
         let object = NSManagedObject(entity: entity, insertInto: managed)
+        var pending = backing.pending
+        backing.pending = [:]
         backing.object = object
         backing.context = self
+        if info.superType != nil {
+            // Each class of a subclass's hierarchy keeps the values its own properties were given.
+            for storage in model._$backingDataChain() where storage !== backing {
+                pending.merge(storage.pending, uniquingKeysWith: { _, last in last })
+                storage.pending = [:]
+                storage.object = object
+                storage.context = self
+            }
+        }
         register(model, for: object)
         insertedModels[ObjectIdentifier(model)] = model
-        let pending = backing.pending
-        backing.pending = [:]
         for property in info.properties {
             guard let value = pending[property.name] else { continue }
             switch property.kind {
@@ -364,10 +375,10 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
     }
 
     /// The entity of a model class in the container's schema.
-    private func entity<T: PersistentModel>(of type: T.Type) -> NSEntityDescription? {
-        let key = ObjectIdentifier(T.self)
+    private func entity(of type: any PersistentModel.Type) -> NSEntityDescription? {
+        let key = ObjectIdentifier(type)
         if let entity = entities[key] { return entity }
-        let name = ModelTypeInfo.of(T.self).entityName
+        let name = ModelTypeInfo.of(type).entityName
         guard let entity = container.schema.managedObjectModel.entitiesByName[name] else { return nil }
         entities[key] = entity
         return entity
@@ -375,9 +386,10 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
 
     /// A model whose insertion was rolled back: it holds its values again, in no context.
     private func detach(_ model: some PersistentModel) {
-        let backing = model._strataBacking
-        backing.object = nil
-        backing.context = nil
+        for storage in model._$backingDataChain() {
+            storage.object = nil
+            storage.context = nil
+        }
     }
 
     /// Notes a change, for autosave.
@@ -416,7 +428,17 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
         let info = ModelTypeInfo.of(T.self)
         let request = NSFetchRequest<Result>(entityName: info.entityName)
         if let predicate = descriptor.predicate {
-            request.predicate = try TypedFetchTranslation.predicate(predicate)
+            let model = container.schema.managedObjectModel
+            request.predicate = try TypedFetchTranslation.predicate(predicate) { type in
+                // `$0 is Tutorial`: the class's entity and those of its subclasses.
+                guard let modelType = type as? any PersistentModel.Type,
+                    let entity = model.entitiesByName[ModelTypeInfo.of(modelType).entityName]
+                else { return nil }
+                func withDescendants(_ entity: NSEntityDescription) -> [NSEntityDescription] {
+                    [entity] + entity.subentities.flatMap(withDescendants)
+                }
+                return withDescendants(entity)
+            }
         }
         request.sortDescriptors = try TypedFetchTranslation.sortDescriptors(descriptor.sortBy)
         if let limit = descriptor.fetchLimit { request.fetchLimit = max(0, limit) }

@@ -36,7 +36,13 @@ final class ModelTypeInfo: @unchecked Sendable {
     let type: any PersistentModel.Type
     /// The entity's name: the class's name, without its module or enclosing types.
     let entityName: String
+    /// Every persisted property, the inherited ones (of model superclasses) included.
     let properties: [Property]
+    /// The model class this one inherits from (`Trip` for `@Model class BusinessTrip: Trip`).
+    let superType: (any PersistentModel.Type)?
+    /// The properties the class declares itself (its entity's own; the inherited ones belong
+    /// to its superclass's entity).
+    let ownProperties: [Property]
     private let names: [AnyKeyPath: String]
     let propertiesByName: [String: Property]
 
@@ -62,9 +68,22 @@ final class ModelTypeInfo: @unchecked Sendable {
                     relationship: metadata.metadata as? Schema.Relationship))
         }
         self.properties = properties
+        superType = Self.modelSuperclass(of: type)
+        if let superType {
+            let inherited = Set(ModelTypeInfo.of(superType).properties.map(\.name))
+            ownProperties = properties.filter { !inherited.contains($0.name) }
+        } else {
+            ownProperties = properties
+        }
         ComputedKeyPathNames.record(properties.map { ($0.keyPath, $0.name) })
         names = Dictionary(properties.map { ($0.keyPath, $0.name) }, uniquingKeysWith: { first, _ in first })
         propertiesByName = Dictionary(properties.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The model class a model class inherits from, if any.
+    static func modelSuperclass(of type: any PersistentModel.Type) -> (any PersistentModel.Type)? {
+        guard let superclass = _getSuperclass(type) else { return nil }
+        return superclass as? any PersistentModel.Type
     }
 
     /// The property a key path of the class reads, by name.

@@ -24,14 +24,21 @@ public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable, 
 
     /// The `#Unique` and `#Index` of the class (written by `@Model`).
     static var _$constraints: _ModelConstraints { get }
+
+    /// The backing data of each class of the model's hierarchy, its root class's first
+    /// (written by `@Model` for classes that may have subclasses; a final class has one).
+    func _$backingDataChain() -> [_StrataBackingStorage]
 }
 
 extension PersistentModel {
     public static var _$constraints: _ModelConstraints { _ModelConstraints() }
 
+    public func _$backingDataChain() -> [_StrataBackingStorage] { [_strataBacking] }
+
     /// The model's identifier: temporary until its context first saves it, then the row's.
     public var persistentModelID: PersistentIdentifier {
-        _strataBacking.persistentModelID ?? _strataBacking.unsavedIdentifier(entityName: ModelTypeInfo.of(Self.self).entityName)
+        _strataBacking.persistentModelID
+            ?? _strataBacking.unsavedIdentifier(entityName: ModelTypeInfo.of(type(of: self)).entityName)
     }
 
     /// The context the model was inserted into or fetched by; `nil` before insertion and
@@ -61,9 +68,12 @@ extension PersistentModel {
         self[keyPath: keyPath] = newValue
     }
 
-    /// The backing data Strata made (`@Model` always makes it).
-    var _strataBacking: _StrataBackingData<Self> {
-        _StrataBackingData<Self>.adopting(persistentBackingData)
+    /// The backing data of the model's root class (Strata's: `@Model` always makes it). Read
+    /// through the class-independent storage, as a model of a subclass answers its root
+    /// class's backing data where one of its own class is expected. (A class conforming by
+    /// hand with backing data of its own gets an empty one, as before it is inserted.)
+    var _strataBacking: _StrataBackingStorage {
+        (persistentBackingData as? _StrataBackingStorage) ?? _StrataBackingData<Self>()
     }
 
     /// `persistentModelID` in a predicate stands for the model (its row).

@@ -269,7 +269,8 @@ extension NSManagedObjectModel {
 }
 
 extension Schema {
-    /// The classes and those their relationships reach, the named first.
+    /// The classes, those their relationships reach and the model classes they inherit from,
+    /// the named first.
     static func reachable(from types: [any PersistentModel.Type]) -> [any PersistentModel.Type] {
         var seen: Set<String> = []
         var order: [any PersistentModel.Type] = []
@@ -279,6 +280,7 @@ extension Schema {
             let info = ModelTypeInfo.of(type)
             guard seen.insert(info.entityName).inserted else { continue }
             order.append(type)
+            if let superType = info.superType { queue.append(superType) }
             queue += info.properties.compactMap(\.destination)
         }
         return order

@@ -4,7 +4,8 @@ import Strata
 /// Makes the Core Data model of model classes: an entity per class (named as the class), an
 /// attribute per persisted value and a relationship per persisted model or collection of
 /// models, with the options of `@Attribute`, `@Relationship`, `#Unique` and `#Index`, the
-/// inverses named or inferred, as SwiftData lays out its store.
+/// inverses named or inferred, as SwiftData lays out its store. A model subclass's entity is a
+/// subentity of its superclass's, with the properties the subclass declares.
 enum SchemaModelBuilder {
     static func build(_ types: [any PersistentModel.Type]) -> (model: NSManagedObjectModel, entities: [Schema.Entity]) {
         let infos = types.map { ModelTypeInfo.of($0) }
@@ -18,7 +19,7 @@ enum SchemaModelBuilder {
             entity.managedObjectClassName = "NSManagedObject"
             let schemaEntity = Schema.Entity(name: info.entityName)
             var properties: [NSPropertyDescription] = []
-            for property in info.properties {
+            for property in info.ownProperties {
                 switch property.kind {
                 case .attribute(let valueType):
                     let attribute = NSAttributeDescription()
@@ -102,6 +103,16 @@ enum SchemaModelBuilder {
             entity.indexes = indexes
             descriptions[info.entityName] = entity
             entities[info.entityName] = schemaEntity
+        }
+
+        for info in infos {
+            guard let superType = info.superType, let entity = descriptions[info.entityName] else { continue }
+            let superName = ModelTypeInfo.entityName(of: superType)
+            descriptions[superName]?.subentities.append(entity)
+            if let parent = entities[superName], let child = entities[info.entityName] {
+                child.superentity = parent
+                parent.subentities.insert(child)
+            }
         }
 
         // Destinations, then inverses: those named by `inverse:` (on either side), then, for a

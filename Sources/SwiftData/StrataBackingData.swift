@@ -1,45 +1,34 @@
 import Foundation
 import Strata
 
-/// The backing data of Strata's models: the values a model holds before it is inserted, and
-/// after, the context's object of its row, which every property reads and writes.
+/// What the backing data of a model holds, whatever its model class: the values set before
+/// insertion, and after, the row's object and its context.
 ///
-/// `@Model`'s accessors call `getValue(forKey:)` and `setValue(_:forKey:)`; the overload the
-/// property's type selects reads an attribute (typed, through the object's storage, as a
-/// `@Managed` property of an `NSManagedObject` subclass does), one model or a collection of
-/// models (the context's models of the related objects).
-public final class _StrataBackingData<Model: PersistentModel>: BackingData {
+/// A model of a subclass (`@Model class BusinessTrip: Trip`) has one backing data per class
+/// of its hierarchy (each class's accessors read their own, which its initialiser can set
+/// before `super.init`); `PersistentModel._$backingDataChain()` lists them, and the context
+/// inserts, detaches and fills them together. Non-generic, so that the backing data of one
+/// class of a hierarchy is read where another's is expected.
+public class _StrataBackingStorage {
     // A model's backing data is used where its model is, on one thread at a time (the model's
     // context's), and no access to these properties is long: they are read once per property
     // access, so without the runtime's exclusivity bookkeeping.
 
     /// The row's object, once the model is inserted or was fetched.
-    @exclusivity(unchecked) @usableFromInline var object: NSManagedObject?
+    @exclusivity(unchecked) @usableFromInline final var object: NSManagedObject?
     /// The context that holds the object.
-    @exclusivity(unchecked) @usableFromInline var context: ModelContext?
+    @exclusivity(unchecked) @usableFromInline final var context: ModelContext?
     /// The values set before insertion, by property name (models as models).
-    @exclusivity(unchecked) @usableFromInline var pending: [String: Any] = [:]
+    @exclusivity(unchecked) @usableFromInline final var pending: [String: Any] = [:]
     /// The token of the identifier of a model no context holds yet.
-    @usableFromInline var unsavedToken: UUID?
+    @usableFromInline final var unsavedToken: UUID?
 
-    /// Inlinable, as `@Model`'s expansion makes one for every model, fetched ones included
-    /// (the initial value of its backing data, which `init(backingData:)` then replaces).
     @inlinable
-    public init() {}
+    init() {}
 
-    public init(for modelType: Model.Type) {}
-
-    init(object: NSManagedObject, context: ModelContext) {
+    init(object: NSManagedObject?, context: ModelContext?) {
         self.object = object
         self.context = context
-    }
-
-    /// Strata's backing data for a model: the given one when it is Strata's (always, for
-    /// `@Model` classes), else a new, empty one. Inlinable, so that the cast is one to a class
-    /// the caller knows (each model made for a fetched row comes through here).
-    @inlinable
-    public static func adopting(_ backingData: any BackingData<Model>) -> _StrataBackingData<Model> {
-        (backingData as? _StrataBackingData<Model>) ?? _StrataBackingData<Model>()
     }
 
     public var persistentModelID: PersistentIdentifier? { object.map { PersistentIdentifier($0.objectID) } }
@@ -48,6 +37,53 @@ public final class _StrataBackingData<Model: PersistentModel>: BackingData {
         let token = unsavedToken ?? UUID()
         unsavedToken = token
         return PersistentIdentifier(unsaved: token, entityName: entityName)
+    }
+}
+
+/// The backing data of Strata's models: the values a model holds before it is inserted, and
+/// after, the context's object of its row, which every property reads and writes.
+///
+/// `@Model`'s accessors call `getValue(forKey:)` and `setValue(_:forKey:)`; the overload the
+/// property's type selects reads an attribute (typed, through the object's storage, as a
+/// `@Managed` property of an `NSManagedObject` subclass does), one model or a collection of
+/// models (the context's models of the related objects).
+public final class _StrataBackingData<Model: PersistentModel>: _StrataBackingStorage, BackingData {
+    /// Inlinable, as `@Model`'s expansion makes one for every model, fetched ones included
+    /// (the initial value of its backing data, which `init(backingData:)` then replaces).
+    @inlinable
+    public override init() { super.init() }
+
+    public init(for modelType: Model.Type) { super.init() }
+
+    /// Strata's backing data for a model: the given one when it is Strata's (always, for
+    /// `@Model` classes), else a new, empty one. Inlinable, so that the cast is one to a class
+    /// the caller knows (each model made for a fetched row comes through here).
+    @inlinable
+    public static func adopting(_ backingData: any BackingData<Model>) -> _StrataBackingData<Model> {
+        if let same = backingData as? _StrataBackingData<Model> { return same }
+        return _StrataBackingData<Model>(sharing: backingData)
+    }
+
+    /// The backing data of a subclass's own properties, from the backing data its
+    /// `init(backingData:)` was given (made for the model's class, or for its root class):
+    /// the same when it is of this class, else one of the same row.
+    @inlinable
+    public static func adopting<Other>(inherited backingData: any BackingData<Other>) -> _StrataBackingData<Model> {
+        if let same = backingData as? _StrataBackingData<Model> { return same }
+        return _StrataBackingData<Model>(sharing: backingData)
+    }
+
+    /// A backing data of the same row (and context) as another class's, or an empty one when
+    /// it is not Strata's.
+    @usableFromInline
+    convenience init(sharing other: AnyObject) {
+        let storage = other as? _StrataBackingStorage
+        self.init(object: storage?.object, context: storage?.context)
+    }
+
+    @usableFromInline
+    override init(object: NSManagedObject?, context: ModelContext?) {
+        super.init(object: object, context: context)
     }
 
     // MARK: Attributes

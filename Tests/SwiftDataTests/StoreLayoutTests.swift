@@ -46,6 +46,37 @@ struct StoreLayoutTests {
             #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM ATRANSACTION") == 1, "history is recorded")
         }
     }
+
+    @Test("a model subclass's rows are in its root class's table, told apart by Z_ENT")
+    func subclassRowsShareTheRootTable() throws {
+        let url = try temporaryStoreURL()
+        do {
+            let container = try ModelContainer(
+                for: Article.self, Tutorial.self, VideoTutorial.self, News.self, configurations: ModelConfiguration(url: url))
+            let context = ModelContext(container)
+            context.insert(Article(title: "a"))
+            context.insert(Tutorial(title: "t", difficulty: 2))
+            context.insert(VideoTutorial(title: "v", difficulty: 3, minutes: 9))
+            try context.save()
+        }
+        let database = try DatabaseQueue(path: url.path)
+        try database.read { db in
+            let tables = try String.fetchAll(
+                db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'Z%' ORDER BY name")
+            #expect(!tables.contains("ZTUTORIAL") && !tables.contains("ZVIDEOTUTORIAL") && !tables.contains("ZNEWS"))
+            let columns = Set(try Row.fetchAll(db, sql: "PRAGMA table_info(ZARTICLE)").map { $0["name"] as String })
+            #expect(columns.isSuperset(of: ["Z_ENT", "ZTITLE", "ZDIFFICULTY", "ZMINUTES", "ZTOPIC"]))
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT ZTITLE, e.Z_NAME AS entity, ZDIFFICULTY, ZMINUTES FROM ZARTICLE
+                    JOIN Z_PRIMARYKEY e ON e.Z_ENT = ZARTICLE.Z_ENT ORDER BY ZTITLE
+                    """)
+            #expect(rows.map { $0["entity"] as String } == ["Article", "Tutorial", "VideoTutorial"])
+            #expect(rows.map { $0["ZDIFFICULTY"] as Int? } == [nil, 2, 3])
+            #expect(rows.map { $0["ZMINUTES"] as Int? } == [nil, nil, 9])
+        }
+    }
 }
 
 struct Frame: Codable, Equatable {

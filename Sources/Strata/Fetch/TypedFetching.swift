@@ -54,7 +54,11 @@ extension NSManagedObjectContext {
         let request = NSFetchRequest<T>()
         request.entity = entity
         if let predicate {
-            request.predicate = PredicateObjects.predicate(for: try FoundationPredicateTranslation.node(from: predicate))
+            let model = model
+            let node = try FoundationPredicateTranslation.node(from: predicate) { type in
+                (type as? NSManagedObject.Type)?.entity(in: model)?.selfAndDescendants
+            }
+            request.predicate = PredicateObjects.predicate(for: node)
         }
         request.sortDescriptors = try FoundationPredicateTranslation.sortKeys(from: sortBy).map { key in
             NSSortDescriptor(key: key.key, ascending: key.ascending, selector: Selector(key.comparison.rawValue))
@@ -68,8 +72,11 @@ extension NSManagedObjectContext {
 /// Typed predicates and sort descriptors as a fetch request's, throwing what the translation
 /// finds (the SwiftData module's fetch descriptors).
 package enum TypedFetchTranslation {
-    package static func predicate<Input>(_ predicate: Predicate<Input>) throws -> NSPredicate {
-        PredicateObjects.predicate(for: try FoundationPredicateTranslation.node(from: predicate))
+    /// `entities` answers the entities of a class's instances, for `is` and `as?`.
+    package static func predicate<Input>(
+        _ predicate: Predicate<Input>, entities: ((Any.Type) -> [NSEntityDescription]?)? = nil
+    ) throws -> NSPredicate {
+        PredicateObjects.predicate(for: try FoundationPredicateTranslation.node(from: predicate, entities: entities))
     }
 
     package static func sortDescriptors<Compared>(_ descriptors: [SortDescriptor<Compared>]) throws -> [NSSortDescriptor] {

@@ -77,14 +77,24 @@ extension FoundationPredicateKeyPaths {
 
 extension PredicateExpressions.OptionalFlatMap: _StrataTranslatableExpression {
     /// `$0.author?.name` is `author.name`: a key path through a nil relationship reads nil.
+    ///
+    /// `($0 as? Tutorial)?.level` reads `level` of the object itself: the other entities'
+    /// objects have no value for it (nil), as the cast would give; a test through the cast
+    /// also tests the object's class.
     func translate(_ context: inout FoundationPredicateContext) throws -> FoundationPredicateTerm {
+        if let cast = wrapped as? any _StrataConditionalCast {
+            let (value, isOfClass) = try cast.castParts(&context)
+            let result = try context.binding(variable.key, to: value) { try $0.translate(transform) }
+            if case .predicate(let test) = result { return .optionalTest(test, present: isOfClass) }
+            return result
+        }
         let base = try context.expression(wrapped)
         if case .constant = base, let value = try? evaluate(PredicateBindings()) {
             return .expression(.constant(try Translation.constant(value)))
         }
         let result = try context.binding(variable.key, to: base) { try $0.translate(transform) }
         // A test of the chained value is nil, not false, when the chain breaks.
-        if case .predicate(let test) = result { return .optionalTest(test, wrapped: base) }
+        if case .predicate(let test) = result { return .optionalTest(test, present: Translation.isNotNil(base)) }
         return result
     }
 }
@@ -95,8 +105,8 @@ extension PredicateExpressions.NilCoalesce: _StrataTranslatableExpression {
     func translate(_ context: inout FoundationPredicateContext) throws -> FoundationPredicateTerm {
         let optional = try context.translate(lhs)
         let fallback = try context.translate(rhs)
-        if case .optionalTest(let test, let wrapped) = optional {
-            return .predicate(Translation.whether(wrapped, isNil: try Translation.predicate(fallback), else: test))
+        if case .optionalTest(let test, let present) = optional {
+            return .predicate(Translation.whether(present: present, then: test, else: try Translation.predicate(fallback)))
         }
         let value = try Translation.expression(optional)
         switch value {
@@ -104,6 +114,43 @@ extension PredicateExpressions.NilCoalesce: _StrataTranslatableExpression {
         case .constant: return .expression(value)
         default: return .coalesced(value, fallback: fallback)
         }
+    }
+}
+
+// MARK: Classes
+
+extension PredicateExpressions.TypeCheck: _StrataTranslatableExpression {
+    /// `$0 is Tutorial`: the object's entity is the class's entity or one of its subentities.
+    func translate(_ context: inout FoundationPredicateContext) throws -> FoundationPredicateTerm {
+        let value = try context.expression(input)
+        if case .constant = value, let result = try? evaluate(PredicateBindings()) { return .predicate(.constant(result)) }
+        return .predicate(try context.isOfClass(value, Desired.self, self))
+    }
+}
+
+/// `value as? Class`, which a typed predicate reads through (`($0 as? Tutorial)?.level`).
+protocol _StrataConditionalCast {
+    /// The value cast, and the test that it is of the class.
+    func castParts(_ context: inout FoundationPredicateContext) throws -> (ExpressionNode, PredicateNode)
+}
+
+extension PredicateExpressions.ConditionalCast: _StrataConditionalCast {
+    func castParts(_ context: inout FoundationPredicateContext) throws -> (ExpressionNode, PredicateNode) {
+        let value = try context.expression(input)
+        return (value, try context.isOfClass(value, Desired.self, self))
+    }
+}
+
+extension FoundationPredicateContext {
+    /// `value is type`: the entity of the object is the class's entity or one of its subentities.
+    func isOfClass(_ value: ExpressionNode, _ type: Any.Type, _ expression: Any) throws -> PredicateNode {
+        guard let entities = entities(of: type) else {
+            throw FoundationPredicateTranslation.unsupported(
+                expression, "\(type) is not the class of an entity of the fetch's model")
+        }
+        let entity = FoundationPredicateKeyPaths.appending("entity", to: value)
+        let constants = entities.map { PredicateValue.object(PredicateObject($0)) }
+        return .comparison(ComparisonNode(left: entity, op: .in, right: .constant(.array(constants))))
     }
 }
 

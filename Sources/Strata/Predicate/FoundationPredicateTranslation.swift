@@ -32,6 +32,8 @@ import Foundation
 /// | `+`, `-`, `*`                           | `add:to:`, `from:subtract:`, `multiply:by:`    |
 /// | `/`, `%`, unary `-`                     | `divide:by:` (in `trunc:` for integers), `modulus:by:`, `from:subtract:(0, x)` |
 /// | `c ? a : b`                             | `TERNARY(c, a, b)`, or `(c AND a) OR (NOT c AND b)` for tests |
+/// | `$0 is Tutorial`                        | `entity IN {Tutorial and its subentities}`     |
+/// | `($0 as? Tutorial)?.level == 2`         | `entity IN {…} AND level == 2` (tests); `level` (values: nil on other objects) |
 /// | `($0.title ?? "") == "x"`               | see `compare(_:_:_:options:)`                  |
 ///
 /// Captured values become constants (`.object` for managed objects, object IDs and other
@@ -49,9 +51,13 @@ enum FoundationPredicateTranslation {
     typealias Term = FoundationPredicateTerm
 
     /// The tree of a typed predicate, with its input as the evaluated object (`SELF`).
-    static func node<Input>(from predicate: Predicate<Input>) throws -> PredicateNode {
+    /// `entities` answers the entities whose objects a class's instances are (the class's
+    /// entity and its subentities), for `is` and `as?`; without it they throw.
+    static func node<Input>(
+        from predicate: Predicate<Input>, entities: ((Any.Type) -> [NSEntityDescription]?)? = nil
+    ) throws -> PredicateNode {
         let input: PredicateExpressions.Variable<Input> = predicate.variable
-        var context = FoundationPredicateContext(input: input.key)
+        var context = FoundationPredicateContext(input: input.key, entities: entities)
         return try context.predicate(predicate.expression)
     }
 
@@ -110,8 +116,8 @@ enum FoundationPredicateTranslation {
             return .conditional(node, .constant(.bool(true)), .constant(.bool(false)))
         case .coalesced(let value, let fallback):
             return .conditional(isNotNil(value), value, try expression(fallback))
-        case .optionalTest(let test, let wrapped):
-            return .conditional(isNotNil(wrapped), try expression(.predicate(test)), .constant(.null))
+        case .optionalTest(let test, let present):
+            return .conditional(present, try expression(.predicate(test)), .constant(.null))
         case .ordering, .comparisonResult, .range:
             throw CoreDataError.make(NSCoreDataError, "A typed predicate uses \(translated.kind) where a value is needed.")
         }
@@ -173,11 +179,28 @@ enum FoundationPredicateTranslation {
     /// `(value == nil AND whenNil) OR (value != nil AND otherwise)`, shortened when
     /// `whenNil` is a constant.
     static func whether(_ value: ExpressionNode, isNil whenNil: PredicateNode, else otherwise: PredicateNode) -> PredicateNode {
-        switch whenNil {
-        case .constant(true): return or([isNil(value), otherwise])
-        case .constant(false): return and([isNotNil(value), otherwise])
-        default: return or([and([isNotNil(value), otherwise]), and([isNil(value), whenNil])])
+        whether(present: isNotNil(value), then: otherwise, else: whenNil)
+    }
+
+    /// `(present AND whenPresent) OR (NOT present AND whenAbsent)`, shortened when
+    /// `whenAbsent` is a constant.
+    static func whether(present: PredicateNode, then whenPresent: PredicateNode, else whenAbsent: PredicateNode) -> PredicateNode
+    {
+        switch whenAbsent {
+        case .constant(true): return or([absent(present), whenPresent])
+        case .constant(false): return and([present, whenPresent])
+        default: return or([and([present, whenPresent]), and([absent(present), whenAbsent])])
         }
+    }
+
+    /// The negation of a presence test: `value == nil` for `value != nil`.
+    static func absent(_ present: PredicateNode) -> PredicateNode {
+        if case .comparison(let comparison) = present, comparison.op == .notEqualTo, comparison.options.isEmpty,
+            comparison.right == .constant(.null)
+        {
+            return isNil(comparison.left)
+        }
+        return not(present)
     }
 
     static func isNil(_ value: ExpressionNode) -> PredicateNode {
@@ -202,11 +225,11 @@ enum FoundationPredicateTranslation {
         switch (test, constant) {
         case (.predicate(let node), .bool(let flag)):
             return flag == equal ? node : not(node)
-        case (.optionalTest(let node, let wrapped), .bool(let flag)):
+        case (.optionalTest(let node, let present), .bool(let flag)):
             let matching = flag ? node : not(node)
-            return equal ? and([isNotNil(wrapped), matching]) : or([isNil(wrapped), not(matching)])
-        case (.optionalTest(_, let wrapped), .null):
-            return equal ? isNil(wrapped) : isNotNil(wrapped)
+            return equal ? and([present, matching]) : or([absent(present), not(matching)])
+        case (.optionalTest(_, let present), .null):
+            return equal ? absent(present) : present
         default:
             return nil
         }
@@ -310,9 +333,9 @@ indirect enum FoundationPredicateTerm {
     case comparisonResult(ComparisonResult)
     /// A range (`a...b`, `a..<b`), waiting to be asked whether it contains a value.
     case range(lower: ExpressionNode, upper: ExpressionNode, closed: Bool)
-    /// A test through optional chaining (`$0.author?.books.isEmpty`, a `Bool?`): nil when
-    /// `wrapped` is nil, the test otherwise.
-    case optionalTest(PredicateNode, wrapped: ExpressionNode)
+    /// A test through optional chaining (`$0.author?.books.isEmpty`, a `Bool?`): the test
+    /// when `present` holds (`author != nil`; the object's class, through `as?`), nil otherwise.
+    case optionalTest(PredicateNode, present: PredicateNode)
 
     /// What the term is, for error messages.
     var kind: String {
@@ -336,10 +359,16 @@ struct FoundationPredicateContext {
     private var bindings: [PredicateExpressions.VariableID: (node: ExpressionNode, depth: Int)]
     private var subqueryDepth = 0
     private var subqueryVariables = 0
+    /// The entities of a class's instances, when the fetch's model is known.
+    private let entityResolver: ((Any.Type) -> [NSEntityDescription]?)?
 
-    init(input: PredicateExpressions.VariableID) {
+    init(input: PredicateExpressions.VariableID, entities: ((Any.Type) -> [NSEntityDescription]?)? = nil) {
         bindings = [input: (.evaluatedObject, 0)]
+        entityResolver = entities
     }
+
+    /// The entities whose objects are instances of the class: its entity and its subentities.
+    func entities(of type: Any.Type) -> [NSEntityDescription]? { entityResolver?(type) }
 
     /// What the variable stands for. Inside a `SUBQUERY` predicate, key paths are read from
     /// the collection's element, so a value of an enclosing object (the closure of

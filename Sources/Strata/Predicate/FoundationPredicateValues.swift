@@ -243,6 +243,10 @@ extension FoundationPredicateTranslation {
             guard !type(of: collection)._predicateIsOrdered else { return .array(elements) }
             // In an order that does not depend on hashing, as set arguments are.
             return .set(elements.map { (String(describing: $0), $0) }.sorted { $0.0 < $1.0 }.map(\.1))
+        case let enumeration as any RawRepresentable:
+            // A value with a raw value (an enumeration) as its raw value, which is what a
+            // store keeps of it (SwiftData's raw-value attributes).
+            return try constant(enumeration.rawValue)
         default:
             throw CoreDataError.make(
                 NSCoreDataError,

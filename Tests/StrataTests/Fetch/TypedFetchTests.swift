@@ -9,6 +9,17 @@ final class Chore: NSManagedObject {
     @Managed var household: Household?
 }
 
+class TypedPet: NSManagedObject {
+    @Managed var name: String?
+    @Managed var size: String?
+}
+
+final class TypedDog: TypedPet {
+    @Managed var breed: String?
+}
+
+final class TypedCat: TypedPet {}
+
 final class Household: NSManagedObject {
     @Managed var name: String?
     @Managed var chores: Set<Chore>
@@ -67,6 +78,48 @@ final class Household: NSManagedObject {
             format.predicate = NSPredicate(format: "household.name == %@", "Home")
             #expect(Set(try context.fetch(format).map(\.objectID)) == Set(atHome.map(\.objectID)))
             #expect(try context.count(Chore.self, predicate: #Predicate { $0.title?.contains("a") == true }) == 3)
+        }
+    }
+
+    @Test("is tests an object's class: its entity or a subentity, in SQL and in memory")
+    func typeChecksAndEnumerations() throws {
+        let model = NSManagedObjectModel {
+            Entity("Pet", className: "TypedPet") {
+                Attribute("name", .stringAttributeType)
+                Attribute("size", .stringAttributeType)
+            }
+            Entity("Dog", parent: "Pet", className: "TypedDog") { Attribute("breed", .stringAttributeType) }
+            Entity("Cat", parent: "Pet", className: "TypedCat") {}
+        }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("typed-is-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(
+            ofType: NSSQLiteStoreType, configurationName: nil, at: folder.appendingPathComponent("pets.sqlite"))
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        try context.performAndWait {
+            for (name, kind, size) in [("Rex", "Dog", "large"), ("Tom", "Cat", "small"), ("Nib", "Pet", "small")] {
+                let pet = NSEntityDescription.insertNewObject(forEntityName: kind, into: context)
+                pet.setValue(name, forKey: "name")
+                pet.setValue(size, forKey: "size")
+            }
+            try context.save()
+            context.reset()
+            func names(_ predicate: Predicate<TypedPet>) throws -> [String] {
+                try context.fetch(TypedPet.self, predicate: predicate, sortBy: [SortDescriptor(\.name)]).compactMap(\.name)
+            }
+            #expect(try names(#Predicate { $0 is TypedDog }) == ["Rex"])
+            #expect(try names(#Predicate { !($0 is TypedDog) }) == ["Nib", "Tom"])
+            #expect(try names(#Predicate { $0 is TypedPet }) == ["Nib", "Rex", "Tom"])
+            #expect(try names(#Predicate { $0 is TypedCat || $0.size == "large" }) == ["Rex", "Tom"])
+            // Unsaved objects: the predicate evaluated in memory.
+            let pup = NSEntityDescription.insertNewObject(forEntityName: "Dog", into: context)
+            pup.setValue("Ace", forKey: "name")
+            #expect(try names(#Predicate { $0 is TypedDog }) == ["Ace", "Rex"])
+            // Without a fetch, no model says which entities a class's objects are.
+            #expect(NSPredicate(#Predicate<TypedPet> { $0 is TypedCat }) == nil)
         }
     }
 

@@ -16,8 +16,9 @@ public final class Notebook {
     }
 }
 
+/// Open, so that apps subclass it (`user-app` adds `Reminder`).
 @Model
-public final class Note {
+open class Note {
     public var text: String
     public var pinned: Bool
     public var notebook: Notebook?
@@ -25,6 +26,16 @@ public final class Note {
     public init(text: String, pinned: Bool = false) {
         self.text = text
         self.pinned = pinned
+    }
+}
+
+@Model
+public final class Checklist: Note {
+    public var items: [String] = []
+
+    public init(text: String, items: [String]) {
+        self.items = items
+        super.init(text: text)
     }
 }
 

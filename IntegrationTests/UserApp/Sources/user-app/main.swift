@@ -9,6 +9,17 @@ import UserNotes
 
 var failures = 0
 
+/// A model subclass of a library's open model class.
+@Model
+final class Reminder: Note {
+    var due: Date
+
+    init(text: String, due: Date) {
+        self.due = due
+        super.init(text: text)
+    }
+}
+
 @MainActor
 func check(_ condition: Bool, _ what: String) {
     print("\(condition ? "ok" : "FAILED"): \(what)")
@@ -75,6 +86,32 @@ do {
     check(try NoteQueries.pinned(in: ModelContext(notes)) == ["second"], "a #Predicate of the library finds the pinned note")
 } catch {
     check(false, "SwiftData: \(error)")
+}
+
+// A subclass of the library's open model class, declared here (another module).
+do {
+    let notes = try ModelContainer(
+        for: Notebook.self, Checklist.self, Reminder.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+    let context = ModelContext(notes)
+    let book = Notebook(title: "Week")
+    book.notes = [
+        Note(text: "plain"), Checklist(text: "shopping", items: ["bread", "tea"]),
+        Reminder(text: "call", due: Date(timeIntervalSinceReferenceDate: 0)),
+    ]
+    context.insert(book)
+    try context.save()
+    let other = ModelContext(notes)
+    let all = try other.fetch(FetchDescriptor<Note>(sortBy: [SortDescriptor(\.text)]))
+    let kinds = all.map { "\($0.text):\(type(of: $0))" }
+    check(kinds == ["call:Reminder", "plain:Note", "shopping:Checklist"], "fetching the base class returns each subclass (\(kinds))")
+    let reminders = try other.fetch(FetchDescriptor<Note>(predicate: #Predicate { $0 is Reminder }))
+    check(
+        reminders.compactMap { ($0 as? Reminder)?.due } == [Date(timeIntervalSinceReferenceDate: 0)],
+        "$0 is Reminder finds the reminder and its date")
+    let lists = try other.fetch(FetchDescriptor<Checklist>())
+    check(lists.map(\.items) == [["bread", "tea"]], "a library subclass keeps its own property")
+} catch {
+    check(false, "SwiftData inheritance: \(error)")
 }
 
 print(failures == 0 ? "user-app: all checks passed" : "user-app: \(failures) checks failed")

@@ -1,0 +1,215 @@
+import SwiftSyntaxMacroExpansion
+import SwiftSyntaxMacrosGenericTestSupport
+import Testing
+
+@testable import StrataMacros
+
+/// `@Model` on classes of a hierarchy: a class that may have subclasses gets a class schema
+/// whose key paths are rooted at the class it is asked of, and lists its backing data; a
+/// subclass of a model class (which the compiler reports as already conforming to
+/// `PersistentModel`) gets its own backing data and the overrides.
+@Suite("@Model expansion: class inheritance")
+struct ModelInheritanceExpansionTests {
+    /// The macros as the compiler sees them on a subclass of a model class: it conforms to
+    /// `PersistentModel` and `Observable` through its superclass, so neither is asked for.
+    static let subclassMacros: [String: MacroSpec] = swiftDataMacros.merging(
+        ["Model": MacroSpec(type: ModelMacro.self, conformances: [])], uniquingKeysWith: { _, new in new })
+
+    @Test("a class that is not final: a class schema rooted at the class asked, and its backing data listed")
+    func openRoot() {
+        assertSwiftDataExpansion(
+            """
+            @Model class Trip {
+                #Unique<Trip>([\\.name])
+                var name: String
+                init(name: String) { self.name = name }
+            }
+            """,
+            expandedSource: #"""
+                class Trip {
+                \#(persistedProperty("var name: String", key: "name"))
+                    init(name: String) { self.name = name }
+
+                    @Transient private var _$backingData: SwiftData._StrataBackingData<Trip> = SwiftData._StrataBackingData<Trip>()
+
+                    public var persistentBackingData: any SwiftData.BackingData<Trip> {
+                        get {
+                            _$backingData
+                        }
+                        set {
+                            _$backingData = SwiftData._StrataBackingData<Trip>.adopting(newValue)
+                        }
+                    }
+
+                    public typealias _$RootModel = Trip
+
+                    public class var schemaMetadata: [SwiftData.Schema.PropertyMetadata] {
+                        Self._$schemaMetadata(rootedAt: Self.self)
+                    }
+
+                    private static func _$schemaMetadata<_$Root: Trip>(rootedAt root: _$Root.Type) -> [SwiftData.Schema.PropertyMetadata] {
+                        [
+                            SwiftData.Schema.PropertyMetadata(name: "name", keypath: \_$Root.name, defaultValue: nil, metadata: nil),
+                        ]
+                    }
+
+                    public required init(backingData: any SwiftData.BackingData<Trip>) {
+                        _name = _SwiftDataNoType()
+                        self._$backingData = SwiftData._StrataBackingData<Trip>.adopting(backingData)
+                    }
+
+                    @Transient private let _$observationRegistrar = Observation.ObservationRegistrar()
+
+                    public class var _$constraints: SwiftData._ModelConstraints {
+                        SwiftData._ModelConstraints(unique: [[\Trip.name]], indexes: [])
+                    }
+
+                    public func _$backingDataChain() -> [SwiftData._StrataBackingStorage] {
+                        [_$backingData]
+                    }
+                }
+
+                \#(modelConformances(of: "Trip"))
+                """#
+        )
+    }
+
+    @Test("an open class's overridable members are open")
+    func openClass() {
+        assertSwiftDataExpansion(
+            """
+            @Model open class Item {
+            }
+            """,
+            expandedSource: #"""
+                open class Item {
+
+                    @Transient private var _$backingData: SwiftData._StrataBackingData<Item> = SwiftData._StrataBackingData<Item>()
+
+                    public var persistentBackingData: any SwiftData.BackingData<Item> {
+                        get {
+                            _$backingData
+                        }
+                        set {
+                            _$backingData = SwiftData._StrataBackingData<Item>.adopting(newValue)
+                        }
+                    }
+
+                    public typealias _$RootModel = Item
+
+                    open class var schemaMetadata: [SwiftData.Schema.PropertyMetadata] {
+                        Self._$schemaMetadata(rootedAt: Self.self)
+                    }
+
+                    private static func _$schemaMetadata<_$Root: Item>(rootedAt root: _$Root.Type) -> [SwiftData.Schema.PropertyMetadata] {
+                        []
+                    }
+
+                    public required init(backingData: any SwiftData.BackingData<Item>) {
+                        self._$backingData = SwiftData._StrataBackingData<Item>.adopting(backingData)
+                    }
+
+                    @Transient private let _$observationRegistrar = Observation.ObservationRegistrar()
+
+                    open class var _$constraints: SwiftData._ModelConstraints {
+                        SwiftData._ModelConstraints(unique: [], indexes: [])
+                    }
+
+                    open func _$backingDataChain() -> [SwiftData._StrataBackingStorage] {
+                        [_$backingData]
+                    }
+                }
+
+                \#(modelConformances(of: "Item"))
+                """#
+        )
+    }
+
+    @Test("a subclass of a model class: its own backing data, the root's initialiser, the overrides, no conformances")
+    func subclass() {
+        assertSwiftDataExpansion(
+            """
+            @Model class BusinessTrip: Trip {
+                var perdiem: Double = 0
+                init(name: String, perdiem: Double) {
+                    self.perdiem = perdiem
+                    super.init(name: name)
+                }
+            }
+            """,
+            expandedSource: #"""
+                class BusinessTrip: Trip {
+                \#(persistedProperty("var perdiem: Double", key: "perdiem"))
+                    init(name: String, perdiem: Double) {
+                        self.perdiem = perdiem
+                        super.init(name: name)
+                    }
+
+                    @Transient private var _$backingData: SwiftData._StrataBackingData<BusinessTrip> = SwiftData._StrataBackingData<BusinessTrip>()
+
+                    public override class var schemaMetadata: [SwiftData.Schema.PropertyMetadata] {
+                        super.schemaMetadata + Self._$schemaMetadata(rootedAt: Self.self)
+                    }
+
+                    private static func _$schemaMetadata<_$Root: BusinessTrip>(rootedAt root: _$Root.Type) -> [SwiftData.Schema.PropertyMetadata] {
+                        [
+                            SwiftData.Schema.PropertyMetadata(name: "perdiem", keypath: \_$Root.perdiem, defaultValue: (0) as Double, metadata: nil),
+                        ]
+                    }
+
+                    public required init(backingData: any SwiftData.BackingData<_$RootModel>) {
+                        _perdiem = _SwiftDataNoType()
+                        self._$backingData = SwiftData._StrataBackingData<BusinessTrip>.adopting(inherited: backingData)
+                        super.init(backingData: backingData)
+                    }
+
+                    @Transient private let _$observationRegistrar = Observation.ObservationRegistrar()
+
+                    public override class var _$constraints: SwiftData._ModelConstraints {
+                        SwiftData._ModelConstraints(unique: [], indexes: [])
+                    }
+
+                    public override func _$backingDataChain() -> [SwiftData._StrataBackingStorage] {
+                        super._$backingDataChain() + [_$backingData]
+                    }
+                }
+                """#,
+            macros: Self.subclassMacros
+        )
+    }
+
+    @Test("a class listing a protocol first is still a root when the compiler asks for PersistentModel")
+    func protocolFirst() {
+        assertSwiftDataExpansion(
+            """
+            @Model final class Trip: Named {
+            }
+            """,
+            expandedSource: """
+                final class Trip: Named {
+
+                \(modelMembers(of: "Trip"))
+                }
+
+                \(modelConformances(of: "Trip"))
+                """
+        )
+    }
+
+    @Test("a class listing PersistentModel is a root even when the compiler asks for nothing")
+    func listedPersistentModelIsRoot() {
+        assertSwiftDataExpansion(
+            """
+            @Model final class Trip: PersistentModel {
+            }
+            """,
+            expandedSource: """
+                final class Trip: PersistentModel {
+
+                \(modelMembers(of: "Trip"))
+                }
+                """,
+            macros: Self.subclassMacros
+        )
+    }
+}
