@@ -103,7 +103,9 @@ do {
     let other = ModelContext(notes)
     let all = try other.fetch(FetchDescriptor<Note>(sortBy: [SortDescriptor(\.text)]))
     let kinds = all.map { "\($0.text):\(type(of: $0))" }
-    check(kinds == ["call:Reminder", "plain:Note", "shopping:Checklist"], "fetching the base class returns each subclass (\(kinds))")
+    check(
+        kinds == ["call:Reminder", "plain:Note", "shopping:Checklist"], "fetching the base class returns each subclass (\(kinds))"
+    )
     let reminders = try other.fetch(FetchDescriptor<Note>(predicate: #Predicate { $0 is Reminder }))
     check(
         reminders.compactMap { ($0 as? Reminder)?.due } == [Date(timeIntervalSinceReferenceDate: 0)],
