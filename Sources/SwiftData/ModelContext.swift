@@ -342,33 +342,38 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
             preconditionFailure("\(modelType) is not a model of this container's schema")
         }
         let object = NSManagedObject(entity: entity, insertInto: managed)
-        var pending = backing.pending
-        backing.pending = [:]
+        var pending = backing.pending.entries
+        backing.pending = _PendingValues()
         backing.object = object
         backing.context = self
         if info.superType != nil {
             // Each class of a subclass's hierarchy keeps the values its own properties were given.
             for storage in model._$backingDataChain() where storage !== backing {
-                pending.merge(storage.pending, uniquingKeysWith: { _, last in last })
-                storage.pending = [:]
+                pending += storage.pending.entries
+                storage.pending = _PendingValues()
                 storage.object = object
                 storage.context = self
             }
         }
         register(model, for: object)
         insertedModels[ObjectIdentifier(model)] = model
-        for property in info.properties {
-            guard let value = pending[property.name] else { continue }
-            switch property.kind {
-            case .attribute:
-                ModelValues.writeAny(value, to: object, property.name)
+        for entry in pending {
+            if entry.isAttribute {
+                entry.value.writeAttribute(to: object, key: entry.key)
+                continue
+            }
+            switch info.propertiesByName[entry.key]?.kind {
             case .toOne:
-                guard let related = value as? any PersistentModel else { continue }
-                object.setValue(insertedObject(of: related), forKey: property.name)
+                guard let related = entry.value.anyValue as? any PersistentModel else { continue }
+                object.setValue(insertedObject(of: related), forKey: entry.key)
             case .toMany:
-                guard let collection = value as? any _ModelCollection else { continue }
+                guard let collection = entry.value.anyValue as? any _ModelCollection else { continue }
                 let objects = collection._models.map { insertedObject(of: $0) }
-                object.setValue(NSSet(array: objects), forKey: property.name)
+                object.setValue(NSSet(array: objects), forKey: entry.key)
+            case .attribute:
+                entry.value.writeAttribute(to: object, key: entry.key)
+            case nil:
+                continue
             }
         }
         return object
@@ -456,8 +461,8 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
     }
 }
 
-/// A model held weakly.
-final class WeakModel {
+/// A model held weakly (a value in the registry: no object of its own).
+struct WeakModel {
     weak var object: AnyObject?
     init(_ model: any PersistentModel) { object = model }
     var model: (any PersistentModel)? { object as? any PersistentModel }

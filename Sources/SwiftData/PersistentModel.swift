@@ -118,3 +118,41 @@ public struct _ModelConstraints: @unchecked Sendable {
         self.indexes = indexes
     }
 }
+
+/// The observation registrar of a model (what `@Model` gives each class): Observation's
+/// registrar, made when the model's properties are first read. Until then no observer can
+/// have been registered (observers come from reads under `withObservationTracking`), so
+/// changes report to nobody: a model made and inserted without being read (an import) costs
+/// no registrar. A model is used on one thread at a time, its context's.
+public struct _ModelObservationRegistrar: Sendable {
+    @usableFromInline var registrar: ObservationRegistrar?
+
+    @inlinable
+    public init() {}
+
+    /// Reports a read of a property to the observation tracking under way, if any.
+    @inlinable
+    public mutating func access<Subject: Observable, Member>(_ subject: Subject, keyPath: KeyPath<Subject, Member>) {
+        if registrar == nil { registrar = ObservationRegistrar() }
+        registrar.unsafelyUnwrapped.access(subject, keyPath: keyPath)
+    }
+
+    /// Runs a change of a property, reporting it to the property's observers.
+    @inlinable
+    public func withMutation<Subject: Observable, Member, T>(
+        of subject: Subject, keyPath: KeyPath<Subject, Member>, _ mutation: () throws -> T
+    ) rethrows -> T {
+        guard let registrar else { return try mutation() }
+        return try registrar.withMutation(of: subject, keyPath: keyPath, mutation)
+    }
+
+    @inlinable
+    public func willSet<Subject: Observable, Member>(_ subject: Subject, keyPath: KeyPath<Subject, Member>) {
+        registrar?.willSet(subject, keyPath: keyPath)
+    }
+
+    @inlinable
+    public func didSet<Subject: Observable, Member>(_ subject: Subject, keyPath: KeyPath<Subject, Member>) {
+        registrar?.didSet(subject, keyPath: keyPath)
+    }
+}

@@ -18,8 +18,8 @@ public class _StrataBackingStorage {
     @exclusivity(unchecked) @usableFromInline final var object: NSManagedObject?
     /// The context that holds the object.
     @exclusivity(unchecked) @usableFromInline final var context: ModelContext?
-    /// The values set before insertion, by property name (models as models).
-    @exclusivity(unchecked) @usableFromInline final var pending: [String: Any] = [:]
+    /// The values set before insertion (models as models).
+    @exclusivity(unchecked) @usableFromInline final var pending = _PendingValues()
     /// The token of the identifier of a model no context holds yet.
     @usableFromInline final var unsavedToken: UUID?
 
@@ -121,13 +121,10 @@ public final class _StrataBackingData<Model: PersistentModel>: _StrataBackingSto
             // An optional property's implicit initial value (nil) is set this way in every
             // initialiser, `init(backingData:)` included, before any value was: nothing to clear.
             guard let value else {
-                if !pending.isEmpty { pending.removeValue(forKey: key) }
+                if !pending.isEmpty { pending.remove(key) }
                 return
             }
-            // Room for a model's values at the first, so that the table is not grown at each
-            // doubling while an initialiser sets them one by one.
-            if pending.isEmpty { pending.reserveCapacity(16) }
-            pending[key] = value
+            pending.set(_TypedPendingValue(value), forKey: key, isAttribute: true)
             return
         }
         if ModelValues.isStoredAsIs(Value.self) {
@@ -157,7 +154,7 @@ public final class _StrataBackingData<Model: PersistentModel>: _StrataBackingSto
     @usableFromInline
     func _setValue<Value>(_ value: Value?, forKey key: String) {
         guard let object else {
-            _setPending(value, forKey: key)
+            _setPending(value, forKey: key, isAttribute: true)
             return
         }
         ModelValues.write(value, to: object, key)
@@ -264,10 +261,89 @@ public final class _StrataBackingData<Model: PersistentModel>: _StrataBackingSto
     // MARK: Values before insertion
 
     func _pendingValue<Value>(forKey key: String) -> Value? {
-        pending[key] as? Value
+        pending.value(forKey: key)?.anyValue as? Value
     }
 
-    func _setPending<Value>(_ value: Value?, forKey key: String) {
-        if let value { pending[key] = value } else { pending.removeValue(forKey: key) }
+    func _setPending<Value>(_ value: Value?, forKey key: String, isAttribute: Bool = false) {
+        if let value {
+            pending.set(_TypedPendingValue(value), forKey: key, isAttribute: isAttribute)
+        } else {
+            pending.remove(key)
+        }
+    }
+}
+
+/// The values of a model set before its insertion, in the order they were set: a short list
+/// (a model's properties), cheaper to fill than a dictionary, each value kept with its type so
+/// that insertion writes it through the object's typed setter.
+@usableFromInline
+struct _PendingValues {
+    @usableFromInline
+    struct Entry {
+        @usableFromInline let key: String
+        @usableFromInline var value: any _PendingValue
+        /// An attribute's value (else a model or a collection of models).
+        @usableFromInline var isAttribute: Bool
+
+        @inlinable
+        init(key: String, value: any _PendingValue, isAttribute: Bool) {
+            self.key = key
+            self.value = value
+            self.isAttribute = isAttribute
+        }
+    }
+
+    @usableFromInline var entries: [Entry] = []
+
+    @inlinable
+    init() {}
+
+    @inlinable
+    var isEmpty: Bool { entries.isEmpty }
+
+    @inlinable
+    mutating func set(_ value: any _PendingValue, forKey key: String, isAttribute: Bool) {
+        if let index = entries.firstIndex(where: { $0.key == key }) {
+            entries[index].value = value
+            entries[index].isAttribute = isAttribute
+            return
+        }
+        // Room for a model's values at the first, so that the list is not grown at each
+        // doubling while an initialiser sets them one by one.
+        if entries.isEmpty { entries.reserveCapacity(16) }
+        entries.append(Entry(key: key, value: value, isAttribute: isAttribute))
+    }
+
+    @inlinable
+    mutating func remove(_ key: String) {
+        if let index = entries.firstIndex(where: { $0.key == key }) { entries.remove(at: index) }
+    }
+
+    func value(forKey key: String) -> (any _PendingValue)? {
+        entries.first { $0.key == key }?.value
+    }
+}
+
+/// A value set before insertion, with its type.
+@usableFromInline
+protocol _PendingValue {
+    var anyValue: Any { get }
+    /// Sets the value as the object's attribute, through the setter of its type.
+    func writeAttribute(to object: NSManagedObject, key: String)
+}
+
+@usableFromInline
+struct _TypedPendingValue<Value>: _PendingValue {
+    @usableFromInline let value: Value
+
+    @inlinable
+    init(_ value: Value) { self.value = value }
+
+    @usableFromInline
+    var anyValue: Any { value }
+
+    @usableFromInline
+    func writeAttribute(to object: NSManagedObject, key: String) {
+        ModelValues.write(value, to: object, key)
     }
 }

@@ -58,7 +58,7 @@ struct ModelInheritanceExpansionTests {
                         self._$backingData = SwiftData._StrataBackingData<Trip>.adopting(backingData)
                     }
 
-                    @Transient private let _$observationRegistrar = Observation.ObservationRegistrar()
+                    @Transient @exclusivity(unchecked) private var _$observationRegistrar = SwiftData._ModelObservationRegistrar()
 
                     public class var _$constraints: SwiftData._ModelConstraints {
                         SwiftData._ModelConstraints(unique: [[\Trip.name]], indexes: [])
@@ -109,7 +109,7 @@ struct ModelInheritanceExpansionTests {
                         self._$backingData = SwiftData._StrataBackingData<Item>.adopting(backingData)
                     }
 
-                    @Transient private let _$observationRegistrar = Observation.ObservationRegistrar()
+                    @Transient @exclusivity(unchecked) private var _$observationRegistrar = SwiftData._ModelObservationRegistrar()
 
                     open class var _$constraints: SwiftData._ModelConstraints {
                         SwiftData._ModelConstraints(unique: [], indexes: [])
@@ -163,7 +163,7 @@ struct ModelInheritanceExpansionTests {
                         super.init(backingData: backingData)
                     }
 
-                    @Transient private let _$observationRegistrar = Observation.ObservationRegistrar()
+                    @Transient @exclusivity(unchecked) private var _$observationRegistrar = SwiftData._ModelObservationRegistrar()
 
                     public override class var _$constraints: SwiftData._ModelConstraints {
                         SwiftData._ModelConstraints(unique: [], indexes: [])

@@ -61,7 +61,7 @@ func modelMembers(
         \(initialisers)        self._$backingData = SwiftData._StrataBackingData<\(name)>.adopting(backingData)
             }
 
-            @Transient private let _$observationRegistrar = Observation.ObservationRegistrar()
+            @Transient @exclusivity(unchecked) private var _$observationRegistrar = SwiftData._ModelObservationRegistrar()
 
             public static var _$constraints: SwiftData._ModelConstraints {
                 SwiftData._ModelConstraints(unique: \(unique), indexes: \(indexes))
@@ -210,7 +210,7 @@ struct ModelMacroExpansionTests {
                         self._$backingData = SwiftData._StrataBackingData<Trip>.adopting(backingData)
                     }
 
-                    @Transient private let _$observationRegistrar = Observation.ObservationRegistrar()
+                    @Transient @exclusivity(unchecked) private var _$observationRegistrar = SwiftData._ModelObservationRegistrar()
 
                     public static var _$constraints: SwiftData._ModelConstraints {
                         SwiftData._ModelConstraints(unique: [[\Trip.name, \Trip.start]], indexes: [[\Trip.name], [\Trip.start, \Trip.end]])

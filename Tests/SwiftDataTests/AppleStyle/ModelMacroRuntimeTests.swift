@@ -177,4 +177,38 @@ struct ModelMacroRuntimeTests {
         trip.name = "Osaka"
         #expect(changed.load(ordering: .relaxed) == 1)
     }
+
+    @Test("a fetched model and a subclass's own property are observed; a model never read changes without observers")
+    func observationOfFetchedModels() throws {
+        let container = try ModelContainer(
+            for: Trip.self, Article.self, Tutorial.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = ModelContext(container)
+        let unread = Trip(name: "Lima", destination: "Peru")
+        unread.destination = "Cusco"
+        context.insert(unread)
+        context.insert(Tutorial(title: "Knots", difficulty: 1))
+        try context.save()
+        let other = ModelContext(container)
+        let trip = try #require(try other.fetch(FetchDescriptor<Trip>()).first)
+        let tutorial = try #require(try other.fetch(FetchDescriptor<Tutorial>()).first)
+        let changes = Atomic(0)
+        withObservationTracking {
+            _ = trip.destination
+            _ = tutorial.difficulty
+        } onChange: {
+            changes.add(1, ordering: .relaxed)
+        }
+        tutorial.title = "Ropes"
+        #expect(changes.load(ordering: .relaxed) == 0, "an inherited property not read does not notify")
+        tutorial.difficulty = 2
+        #expect(changes.load(ordering: .relaxed) == 1, "a subclass's own property read notifies")
+        let again = Atomic(0)
+        withObservationTracking {
+            _ = trip.destination
+        } onChange: {
+            again.add(1, ordering: .relaxed)
+        }
+        trip.destination = "Arequipa"
+        #expect(again.load(ordering: .relaxed) == 1 && unread.destination == "Cusco")
+    }
 }
