@@ -65,7 +65,9 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         let backingType: TypeSyntax = "SwiftData._StrataBackingData<\(className)>"
         let shape = ModelShape(model, conformingTo: protocols)
         let backingData: DeclSyntax = "@Transient private var _$backingData: \(backingType) = \(backingType)()"
-        let registrar: DeclSyntax = "@Transient @exclusivity(unchecked) private var _$observationRegistrar = SwiftData._ModelObservationRegistrar()"
+        let registrar: DeclSyntax = """
+            @Transient @exclusivity(unchecked) private var _$observationRegistrar = SwiftData._ModelObservationRegistrar()
+            """
         let storageInitialisers = persisted.map { property -> CodeBlockItemSyntax in
             "\(property.storageName) = _SwiftDataNoType()"
         }
