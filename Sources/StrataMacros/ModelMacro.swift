@@ -54,21 +54,15 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             model = found
         }
         let className = model.name.trimmed
-        var persisted: [PersistedProperty] = []
-        for item in model.memberBlock.members {
-            switch ModelMember(item.decl) {
-            case .persisted(let property): persisted.append(property)
-            case .rejected(let diagnostic): context.diagnose(diagnostic)
-            case .leftAlone: break
-            }
-        }
+        let items = PersistedItem.items(of: model.memberBlock.members, diagnosing: context)
+        let persisted = items.flatMap(\.properties)
         let backingType: TypeSyntax = "SwiftData._StrataBackingData<\(className)>"
         let shape = ModelShape(model, conformingTo: protocols)
         let backingData: DeclSyntax = "@Transient private var _$backingData: \(backingType) = \(backingType)()"
         let registrar: DeclSyntax = """
             @Transient @exclusivity(unchecked) private var _$observationRegistrar = SwiftData._ModelObservationRegistrar()
             """
-        let storageInitialisers = persisted.map { property -> CodeBlockItemSyntax in
+        let storageInitialisers = PersistedItem.statements(items) { property in
             "\(property.storageName) = _SwiftDataNoType()"
         }
 
@@ -84,7 +78,7 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
                 persistentBackingData(className: className, backingType: backingType),
                 """
                 public static var schemaMetadata: [SwiftData.Schema.PropertyMetadata] {
-                    \(schemaMetadata(of: persisted, root: TypeSyntax(IdentifierTypeSyntax(name: className))))
+                    \(schemaMetadata(of: items, root: TypeSyntax(IdentifierTypeSyntax(name: className))))
                 }
                 """,
                 DeclSyntax(initializer),
@@ -104,7 +98,7 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         let access: TokenSyntax = model.modifiers.contains { $0.name.tokenKind == .keyword(.open) } ? "open" : "public"
         let schemaHelper: DeclSyntax = """
             private static func _$schemaMetadata<_$Root: \(className)>(rootedAt root: _$Root.Type) -> [SwiftData.Schema.PropertyMetadata] {
-                \(schemaMetadata(of: persisted, root: "_$Root"))
+                \(schemaMetadata(of: items, root: "_$Root"))
             }
             """
         if shape == .openRoot {
@@ -207,19 +201,39 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             of: type, declaration: declaration, requested: protocols)
     }
 
-    /// The array of the persisted properties' metadata, one entry a line, their key paths
-    /// rooted at `root`.
-    private static func schemaMetadata(of persisted: [PersistedProperty], root: TypeSyntax) -> ArrayExprSyntax {
+    /// The persisted properties' metadata, their key paths rooted at `root`: an array, one
+    /// entry a line; or, when properties are declared inside `#if`, the statements that build
+    /// it under the same conditions.
+    private static func schemaMetadata(of items: [PersistedItem], root: TypeSyntax) -> CodeBlockItemListSyntax {
+        func entry(_ property: PersistedProperty) -> ExprSyntax {
+            """
+            SwiftData.Schema.PropertyMetadata(\
+            name: \(literal: property.key), \
+            keypath: \\\(root).\(property.name), \
+            defaultValue: \(property.defaultValueExpression), \
+            metadata: \(property.metadataExpression))
+            """
+        }
+        guard items.contains(where: \.isConditional) else {
+            return [CodeBlockItemSyntax(item: .expr(ExprSyntax(metadataArray(of: items.flatMap(\.properties), entry: entry))))]
+        }
+        var statements: [CodeBlockItemSyntax] = ["var metadata: [SwiftData.Schema.PropertyMetadata] = []"]
+        statements += PersistedItem.statements(items) { property in "metadata.append(\(entry(property)))" }
+        statements.append("return metadata")
+        return CodeBlockItemListSyntax(
+            statements.enumerated().map { index, statement in
+                index == 0 ? statement : statement.with(\.leadingTrivia, .newline)
+            })
+    }
+
+    /// The array of the metadata of properties declared outside `#if`.
+    private static func metadataArray(
+        of persisted: [PersistedProperty], entry: (PersistedProperty) -> ExprSyntax
+    ) -> ArrayExprSyntax {
         let elements = persisted.map { property -> ArrayElementSyntax in
-            let entry: ExprSyntax = """
-                SwiftData.Schema.PropertyMetadata(\
-                name: \(literal: property.key), \
-                keypath: \\\(root).\(property.name), \
-                defaultValue: \(property.defaultValueExpression), \
-                metadata: \(property.metadataExpression))
-                """
             // One level deeper than the brackets, which the interpolation indents.
-            return ArrayElementSyntax(leadingTrivia: [.newlines(1), .spaces(4)], expression: entry, trailingComma: .commaToken())
+            ArrayElementSyntax(
+                leadingTrivia: [.newlines(1), .spaces(4)], expression: entry(property), trailingComma: .commaToken())
         }
         return ArrayExprSyntax(
             elements: ArrayElementListSyntax(elements),
@@ -278,6 +292,70 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
                 ))
         }
         return .failure(ModelDeclarationError(node: attribute, message: .notAClass, fixIts: fixIts))
+    }
+}
+
+/// A persisted property of a model class, or a `#if` whose clauses declare some.
+enum PersistedItem {
+    case property(PersistedProperty)
+    /// The `#if` and, for each of its clauses, the items it declares.
+    case conditional(IfConfigDeclSyntax, [[PersistedItem]])
+
+    var isConditional: Bool {
+        if case .conditional = self { return true }
+        return false
+    }
+
+    /// The properties, those of every clause included.
+    var properties: [PersistedProperty] {
+        switch self {
+        case .property(let property): [property]
+        case .conditional(_, let clauses): clauses.flatMap { $0.flatMap(\.properties) }
+        }
+    }
+
+    /// The persisted properties among members, in declaration order, looking into `#if`
+    /// clauses; the members the model cannot persist are reported.
+    static func items(of members: MemberBlockItemListSyntax, diagnosing context: some MacroExpansionContext) -> [PersistedItem] {
+        var items: [PersistedItem] = []
+        for member in members {
+            if let conditional = member.decl.as(IfConfigDeclSyntax.self) {
+                let clauses = conditional.clauses.map { clause -> [PersistedItem] in
+                    guard case .decls(let inner) = clause.elements else { return [] }
+                    return Self.items(of: inner, diagnosing: context)
+                }
+                if clauses.contains(where: { !$0.isEmpty }) { items.append(.conditional(conditional, clauses)) }
+                continue
+            }
+            switch ModelMember(member.decl) {
+            case .persisted(let property): items.append(.property(property))
+            case .rejected(let diagnostic): context.diagnose(diagnostic)
+            case .leftAlone: break
+            }
+        }
+        return items
+    }
+
+    /// A statement per property, made by `statement`, inside the `#if` clauses the properties
+    /// are declared in.
+    static func statements(
+        _ items: [PersistedItem], _ statement: (PersistedProperty) -> CodeBlockItemSyntax
+    ) -> [CodeBlockItemSyntax] {
+        items.map { item in
+            switch item {
+            case .property(let property):
+                return statement(property)
+            case .conditional(let declaration, let clauses):
+                var text = ""
+                for (clause, inner) in zip(declaration.clauses, clauses) {
+                    text += clause.poundKeyword.text
+                    if let condition = clause.condition { text += " " + condition.trimmedDescription }
+                    text += "\n"
+                    for line in statements(inner, statement) { text += line.trimmedDescription + "\n" }
+                }
+                return "\(raw: text)#endif"
+            }
+        }
     }
 }
 

@@ -213,3 +213,74 @@ struct ModelInheritanceExpansionTests {
         )
     }
 }
+
+@Suite("@Model expansion: properties inside #if")
+struct ModelConditionalExpansionTests {
+    /// (The test harness does not attach `@_PersistedProperty` inside `#if` as the compiler does,
+    /// so the properties there stay as written; `ConditionalPropertyTests` compiles and runs them.)
+    @Test("properties inside #if clauses: their schema entries and storage under the same conditions")
+    func conditionalProperties() {
+        assertSwiftDataExpansion(
+            """
+            @Model final class Gadget {
+                var name: String
+                #if os(Linux)
+                var kernel: String = "linux"
+                #else
+                var other: Int = 0
+                #endif
+            }
+            """,
+            expandedSource: #"""
+                final class Gadget {
+                \#(persistedProperty("var name: String", key: "name"))
+                    #if os(Linux)
+                    var kernel: String = "linux"
+                    #else
+                    var other: Int = 0
+                    #endif
+
+                    @Transient private var _$backingData: SwiftData._StrataBackingData<Gadget> = SwiftData._StrataBackingData<Gadget>()
+
+                    public var persistentBackingData: any SwiftData.BackingData<Gadget> {
+                        get {
+                            _$backingData
+                        }
+                        set {
+                            _$backingData = SwiftData._StrataBackingData<Gadget>.adopting(newValue)
+                        }
+                    }
+
+                    public static var schemaMetadata: [SwiftData.Schema.PropertyMetadata] {
+                        var metadata: [SwiftData.Schema.PropertyMetadata] = []
+                        metadata.append(SwiftData.Schema.PropertyMetadata(name: "name", keypath: \Gadget.name, defaultValue: nil, metadata: nil))
+                        #if os(Linux)
+                        metadata.append(SwiftData.Schema.PropertyMetadata(name: "kernel", keypath: \Gadget.kernel, defaultValue: ("linux") as String, metadata: nil))
+                        #else
+                        metadata.append(SwiftData.Schema.PropertyMetadata(name: "other", keypath: \Gadget.other, defaultValue: (0) as Int, metadata: nil))
+                        #endif
+                        return metadata
+                    }
+
+                    public required init(backingData: any SwiftData.BackingData<Gadget>) {
+                        _name = _SwiftDataNoType()
+                        #if os(Linux)
+                        _kernel = _SwiftDataNoType()
+                        #else
+                        _other = _SwiftDataNoType()
+                        #endif
+                        self._$backingData = SwiftData._StrataBackingData<Gadget>.adopting(backingData)
+                    }
+
+                    @Transient @exclusivity(unchecked) private var _$observationRegistrar = SwiftData._ModelObservationRegistrar()
+
+                    public static var _$constraints: SwiftData._ModelConstraints {
+                        SwiftData._ModelConstraints(unique: [], indexes: [])
+                    }
+                }
+
+                \#(modelConformances(of: "Gadget"))
+                """#
+        )
+    }
+}

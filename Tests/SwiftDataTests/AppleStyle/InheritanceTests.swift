@@ -337,3 +337,41 @@ struct InheritanceTests {
         #expect(rows.last?.value(forKey: "minutes") as? Int64 == 42)
     }
 }
+
+// Properties declared inside `#if`, as apps write platform-specific ones.
+@Model
+final class Gadget {
+    var name: String
+    #if os(Linux)
+        var kernel: String = "linux"
+    #elseif os(iOS)
+        var screen: Double = 6.1
+    #else
+        var other: Int = 0
+    #endif
+    #if STRATA_NEVER_DEFINED
+        var absent: Int = 0
+    #endif
+
+    init(name: String) {
+        self.name = name
+    }
+}
+
+@Suite("Models with #if properties")
+struct ConditionalPropertyTests {
+    @Test("a property in an active #if clause is persisted; inactive clauses are not in the schema")
+    func conditionalProperties() throws {
+        #expect(Gadget.schemaMetadata.map(\.name) == ["name", "kernel"])
+        let container = try ModelContainer(for: Gadget.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = ModelContext(container)
+        let gadget = Gadget(name: "router")
+        gadget.kernel = "6.1"
+        context.insert(gadget)
+        try context.save()
+        let other = ModelContext(container)
+        let read = try #require(try other.fetch(FetchDescriptor<Gadget>(predicate: #Predicate { $0.kernel == "6.1" })).first)
+        #expect(read.name == "router" && read.kernel == "6.1")
+        #expect(container.schema.entitiesByName["Gadget"]?.attributes.map(\.name).sorted() == ["kernel", "name"])
+    }
+}
