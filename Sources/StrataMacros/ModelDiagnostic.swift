@@ -10,6 +10,7 @@ enum ModelDiagnostic: DiagnosticMessage, Equatable {
     case severalBindings
     case transientWithoutValue
     case attributeAndRelationship(String)
+    case unsupportedType(String, kind: String)
     case notAnActor
 
     var message: String {
@@ -28,6 +29,8 @@ enum ModelDiagnostic: DiagnosticMessage, Equatable {
             "a @Transient property needs an initial value"
         case .attributeAndRelationship(let name):
             "'\(name)' cannot be both an @Attribute and a @Relationship"
+        case .unsupportedType(let name, let kind):
+            "'\(name)' is \(kind), which '@Model' cannot persist; use a Codable type, or mark it @Transient"
         case .notAnActor:
             "'@ModelActor' can only be applied to an actor"
         }
@@ -43,6 +46,7 @@ enum ModelDiagnostic: DiagnosticMessage, Equatable {
         case .severalBindings: id = "modelSeveralBindings"
         case .transientWithoutValue: id = "modelTransientWithoutValue"
         case .attributeAndRelationship: id = "modelAttributeAndRelationship"
+        case .unsupportedType: id = "modelUnsupportedType"
         case .notAnActor: id = "modelActorNotAnActor"
         }
         return MessageID(domain: "StrataMacros", id: id)
@@ -56,12 +60,14 @@ enum ModelFixIt: FixItMessage {
     case useClass
     case useVar
     case useActor
+    case markTransient
 
     var message: String {
         switch self {
         case .useClass: "Replace 'struct' with 'class'"
         case .useVar: "Replace 'let' with 'var'"
         case .useActor: "Replace 'class' with 'actor'"
+        case .markTransient: "Mark it @Transient"
         }
     }
 
@@ -70,6 +76,7 @@ enum ModelFixIt: FixItMessage {
         case .useClass: MessageID(domain: "StrataMacros", id: "modelUseClass")
         case .useVar: MessageID(domain: "StrataMacros", id: "modelUseVar")
         case .useActor: MessageID(domain: "StrataMacros", id: "modelUseActor")
+        case .markTransient: MessageID(domain: "StrataMacros", id: "modelMarkTransient")
         }
     }
 }

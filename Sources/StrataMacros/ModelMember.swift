@@ -120,6 +120,19 @@ enum ModelMember {
             self = .rejected(Diagnostic(node: pattern, message: ModelDiagnostic.missingType(key)))
             return
         }
+        if let type = binding.typeAnnotation?.type, let kind = Self.unsupportedKind(of: type) {
+            // `@Transient` keeps the value in the model only (it needs an initial value).
+            let transient = AttributeSyntax(
+                leadingTrivia: variable.leadingTrivia, attributeName: IdentifierTypeSyntax(name: "Transient"),
+                trailingTrivia: .space)
+            let bare = variable.with(\.leadingTrivia, [])
+            let marked = bare.with(\.attributes, [.attribute(transient)] + bare.attributes)
+            let fixIt = FixIt(
+                message: ModelFixIt.markTransient,
+                changes: [.replace(oldNode: Syntax(variable), newNode: Syntax(marked))])
+            self = .rejected(Diagnostic(node: type, message: ModelDiagnostic.unsupportedType(key, kind: kind), fixIts: [fixIt]))
+            return
+        }
         let marker =
             attribute.map { SchemaMarker(kind: .attribute, attribute: $0) }
             ?? relationship.map { SchemaMarker(kind: .relationship, attribute: $0) }
@@ -174,6 +187,29 @@ enum ModelMember {
         if let chain = expression.as(OptionalChainingExprSyntax.self) { return startsWithImplicitMember(chain.expression) }
         if let postfix = expression.as(PostfixOperatorExprSyntax.self) { return startsWithImplicitMember(postfix.expression) }
         return false
+    }
+
+    /// What a declared type is when no value of it can be stored (a tuple, a function, `Any`,
+    /// a metatype), looking through optionals; nil for the types a model may persist.
+    static func unsupportedKind(of type: TypeSyntax) -> String? {
+        if let optional = type.as(OptionalTypeSyntax.self) { return unsupportedKind(of: optional.wrappedType) }
+        if let unwrapped = type.as(ImplicitlyUnwrappedOptionalTypeSyntax.self) {
+            return unsupportedKind(of: unwrapped.wrappedType)
+        }
+        if let attributed = type.as(AttributedTypeSyntax.self) { return unsupportedKind(of: attributed.baseType) }
+        if let tuple = type.as(TupleTypeSyntax.self) {
+            // `(Int)` is `Int`.
+            if tuple.elements.count == 1, let only = tuple.elements.first, only.firstName == nil {
+                return unsupportedKind(of: only.type)
+            }
+            return "a tuple"
+        }
+        if type.is(FunctionTypeSyntax.self) { return "a function" }
+        if type.is(MetatypeTypeSyntax.self) { return "a metatype" }
+        if let identifier = type.as(IdentifierTypeSyntax.self), ["Any", "AnyObject"].contains(identifier.name.text) {
+            return "'\(identifier.name.text)'"
+        }
+        return nil
     }
 
     /// A pattern's name without backticks (an identifier), or its text.

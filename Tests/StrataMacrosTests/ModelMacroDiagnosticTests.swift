@@ -1,3 +1,4 @@
+import Foundation
 import SwiftSyntaxMacrosGenericTestSupport
 import Testing
 
@@ -135,6 +136,57 @@ struct ModelMacroDiagnosticTests {
                 \(modelConformances(of: "Trip"))
                 """,
             diagnostics: [DiagnosticSpec(message: "'start' needs a type annotation", line: 2, column: 9)]
+        )
+    }
+
+    @Test(
+        "a tuple, a function, Any or a metatype is rejected, with a fix-it to @Transient",
+        arguments: [
+            ("var point: (Int, Int) = (0, 0)", "(Int, Int)", "a tuple"),
+            ("var action: (() -> Void)? = nil", "(() -> Void)?", "a function"),
+            ("var payload: Any? = nil", "Any?", "'Any'"),
+            ("var kind: Any.Type = Int.self", "Any.Type", "a metatype"),
+        ]
+    )
+    func rejectsUnsupportedTypes(declaration: String, type: String, kind: String) {
+        let column =
+            5
+            + declaration.distance(
+                from: declaration.startIndex, to: declaration.range(of: type)?.lowerBound ?? declaration.startIndex)
+        assertSwiftDataExpansion(
+            """
+            @Model final class Trip {
+                \(declaration)
+                var name: String
+            }
+            """,
+            expandedSource: """
+                final class Trip {
+                    \(declaration)
+                \(persistedProperty("var name: String", key: "name"))
+
+                \(modelMembers(
+                    of: "Trip",
+                    metadata: [#"SwiftData.Schema.PropertyMetadata(name: "name", keypath: \Trip.name, defaultValue: nil, metadata: nil)"#],
+                    keys: ["name"]
+                ))
+                }
+
+                \(modelConformances(of: "Trip"))
+                """,
+            diagnostics: [
+                DiagnosticSpec(
+                    message:
+                        "'\(declaration.dropFirst(4).prefix { $0 != ":" })' is \(kind), which '@Model' cannot persist; use a Codable type, or mark it @Transient",
+                    line: 2, column: column, fixIts: [FixItSpec(message: "Mark it @Transient")])
+            ],
+            applyFixIts: ["Mark it @Transient"],
+            fixedSource: """
+                @Model final class Trip {
+                    @Transient \(declaration)
+                    var name: String
+                }
+                """
         )
     }
 
