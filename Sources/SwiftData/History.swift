@@ -169,12 +169,17 @@ public struct HistoryDescriptor<T: HistoryTransaction>: @unchecked Sendable {
 
 extension ModelContext {
     /// The transactions of the container's history the descriptor takes, each with its changes.
+    ///
+    /// A predicate that bounds the token from below (`$0.token > token`, alone or in `&&`)
+    /// reads only the later transactions from the stores; the whole predicate is then
+    /// evaluated on each transaction read.
     public func fetchHistory(
         _ descriptor: HistoryDescriptor<DefaultHistoryTransaction>
     ) throws
         -> [DefaultHistoryTransaction]
     {
-        var transactions = try allTransactions().filter { transaction in
+        let after = descriptor.predicate.flatMap { HistoryTokenBound.lowerBound(of: $0) }
+        var transactions = try transactions(after: after).filter { transaction in
             try descriptor.predicate?.evaluate(transaction) ?? true
         }
         if !descriptor.sortBy.isEmpty { transactions.sort(using: descriptor.sortBy) }
@@ -191,8 +196,9 @@ extension ModelContext {
         _ = try managed.execute(request)
     }
 
-    private func allTransactions() throws -> [DefaultHistoryTransaction] {
-        let request = NSPersistentHistoryChangeRequest.fetchHistory(after: nil as NSPersistentHistoryToken?)
+    /// The transactions after a token (all of them without one), each with its changes.
+    private func transactions(after token: DefaultHistoryToken?) throws -> [DefaultHistoryTransaction] {
+        let request = NSPersistentHistoryChangeRequest.fetchHistory(after: token?.persistentHistoryToken)
         guard let result = try managed.execute(request) as? NSPersistentHistoryResult,
             let transactions = result.result as? [NSPersistentHistoryTransaction]
         else { return [] }
@@ -239,6 +245,63 @@ extension ModelContext {
                 DefaultHistoryDelete<Model>(
                     changedPersistentIdentifier: identifier, changeIdentifier: change.changeID,
                     transactionIdentifier: transaction, tombstone: HistoryTombstone(values: values)))
+        }
+    }
+}
+
+/// The token a history predicate's transactions must follow, when the predicate says so at its
+/// top: `$0.token > t` (or `t < $0.token`), alone or as a side of `&&`. Anything else gives no
+/// bound (all transactions are read, the predicate decides).
+enum HistoryTokenBound {
+    static func lowerBound(of predicate: Predicate<DefaultHistoryTransaction>) -> DefaultHistoryToken? {
+        bound(predicate.expression, input: predicate.variable.key)
+    }
+
+    private static func bound(_ expression: Any, input: PredicateExpressions.VariableID) -> DefaultHistoryToken? {
+        if let conjunction = expression as? any _HistoryConjunction {
+            let (left, right) = conjunction.sides
+            let bounds = [bound(left, input: input), bound(right, input: input)].compactMap { $0 }
+            // Either side's bound holds; the later one (when they compare) reads less.
+            return bounds.max()
+        }
+        if let comparison = expression as? any _HistoryTokenComparison {
+            return comparison.tokenLowerBound(input: input)
+        }
+        return nil
+    }
+}
+
+protocol _HistoryConjunction {
+    var sides: (Any, Any) { get }
+}
+
+extension PredicateExpressions.Conjunction: _HistoryConjunction {
+    var sides: (Any, Any) { (lhs, rhs) }
+}
+
+protocol _HistoryTokenComparison {
+    func tokenLowerBound(input: PredicateExpressions.VariableID) -> DefaultHistoryToken?
+}
+
+extension PredicateExpressions.Comparison: _HistoryTokenComparison {
+    /// `$0.token > t` or `t < $0.token` (strictly later: what `fetchHistory(after:)` reads).
+    func tokenLowerBound(input: PredicateExpressions.VariableID) -> DefaultHistoryToken? {
+        func isInputToken(_ expression: Any) -> Bool {
+            guard
+                let keyPath = expression
+                    as? PredicateExpressions.KeyPath<
+                        PredicateExpressions.Variable<DefaultHistoryTransaction>, DefaultHistoryToken
+                    >
+            else { return false }
+            return keyPath.root.key == input && keyPath.keyPath == \DefaultHistoryTransaction.token
+        }
+        func constant(_ expression: Any) -> DefaultHistoryToken? {
+            (expression as? PredicateExpressions.Value<DefaultHistoryToken>)?.value
+        }
+        switch op {
+        case .greaterThan where isInputToken(lhs): return constant(rhs)
+        case .lessThan where isInputToken(rhs): return constant(lhs)
+        default: return nil
         }
     }
 }

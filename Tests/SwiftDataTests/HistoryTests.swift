@@ -1,6 +1,7 @@
 import Foundation
-import SwiftData
 import Testing
+
+@testable import SwiftData
 
 @Model
 final class Journal {
@@ -74,5 +75,36 @@ struct HistoryTests {
         try context.deleteHistory(HistoryDescriptor<DefaultHistoryTransaction>(predicate: #Predicate { $0.token <= token }))
         let left = try ModelContext(container).fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>())
         #expect(left.map(\.transactionIdentifier) == [all[1].transactionIdentifier, all[2].transactionIdentifier])
+    }
+
+    @Test("a predicate bounding the token from below reads only later transactions; others read all")
+    func tokenBounds() throws {
+        let container = try ModelContainer(for: Journal.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = ModelContext(container)
+        for title in ["A", "B", "C"] {
+            context.insert(Journal(title: title, body: ""))
+            try context.save()
+        }
+        let all = try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>())
+        #expect(all.count == 3)
+        let first = all[0].token
+        let second = all[1].token
+        func bound(_ predicate: Predicate<DefaultHistoryTransaction>) -> DefaultHistoryToken? {
+            HistoryTokenBound.lowerBound(of: predicate)
+        }
+        #expect(bound(#Predicate { $0.token > first }) == first)
+        #expect(bound(#Predicate { first < $0.token }) == first)
+        #expect(bound(#Predicate { $0.token > first && $0.author == nil }) == first)
+        #expect(bound(#Predicate { $0.token > first && $0.token > second }) == second)
+        #expect(bound(#Predicate { $0.token >= first }) == nil)
+        #expect(bound(#Predicate { $0.token > first || $0.author == nil }) == nil)
+        #expect(bound(#Predicate { $0.token < second }) == nil)
+        // The results are those of the predicate, bound or not.
+        let later = try context.fetchHistory(
+            HistoryDescriptor<DefaultHistoryTransaction>(predicate: #Predicate { $0.token > first && $0.author == nil }))
+        #expect(later.map(\.transactionIdentifier) == all.dropFirst().map(\.transactionIdentifier))
+        let either = try context.fetchHistory(
+            HistoryDescriptor<DefaultHistoryTransaction>(predicate: #Predicate { $0.token > second || $0.token < first }))
+        #expect(either.map(\.transactionIdentifier) == [all[2].transactionIdentifier])
     }
 }
