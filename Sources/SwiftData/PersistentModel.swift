@@ -124,8 +124,11 @@ public struct _ModelConstraints: @unchecked Sendable {
 /// have been registered (observers come from reads under `withObservationTracking`), so
 /// changes report to nobody: a model made and inserted without being read (an import) costs
 /// no registrar. A model is used on one thread at a time, its context's.
+///
+/// The registrar lives in an object of its own: `ObservationRegistrar` is a resilient type,
+/// and an optional one would be copied through its value witnesses at every read.
 public struct _ModelObservationRegistrar: Sendable {
-    @usableFromInline var registrar: ObservationRegistrar?
+    @usableFromInline var box: _ObservationRegistrarBox?
 
     @inlinable
     public init() {}
@@ -133,8 +136,8 @@ public struct _ModelObservationRegistrar: Sendable {
     /// Reports a read of a property to the observation tracking under way, if any.
     @inlinable
     public mutating func access<Subject: Observable, Member>(_ subject: Subject, keyPath: KeyPath<Subject, Member>) {
-        if registrar == nil { registrar = ObservationRegistrar() }
-        registrar.unsafelyUnwrapped.access(subject, keyPath: keyPath)
+        if box == nil { box = _ObservationRegistrarBox() }
+        box.unsafelyUnwrapped.registrar.access(subject, keyPath: keyPath)
     }
 
     /// Runs a change of a property, reporting it to the property's observers.
@@ -142,17 +145,25 @@ public struct _ModelObservationRegistrar: Sendable {
     public func withMutation<Subject: Observable, Member, T>(
         of subject: Subject, keyPath: KeyPath<Subject, Member>, _ mutation: () throws -> T
     ) rethrows -> T {
-        guard let registrar else { return try mutation() }
-        return try registrar.withMutation(of: subject, keyPath: keyPath, mutation)
+        guard let box else { return try mutation() }
+        return try box.registrar.withMutation(of: subject, keyPath: keyPath, mutation)
     }
 
     @inlinable
     public func willSet<Subject: Observable, Member>(_ subject: Subject, keyPath: KeyPath<Subject, Member>) {
-        registrar?.willSet(subject, keyPath: keyPath)
+        box?.registrar.willSet(subject, keyPath: keyPath)
     }
 
     @inlinable
     public func didSet<Subject: Observable, Member>(_ subject: Subject, keyPath: KeyPath<Subject, Member>) {
-        registrar?.didSet(subject, keyPath: keyPath)
+        box?.registrar.didSet(subject, keyPath: keyPath)
     }
+}
+
+/// Where a model's observation registrar lives once made.
+public final class _ObservationRegistrarBox: Sendable {
+    public let registrar = ObservationRegistrar()
+
+    @inlinable
+    public init() {}
 }
