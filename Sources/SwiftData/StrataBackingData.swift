@@ -124,7 +124,7 @@ public final class _StrataBackingData<Model: PersistentModel>: _StrataBackingSto
                 if !pending.isEmpty { pending.remove(key) }
                 return
             }
-            pending.set(_TypedPendingValue(value), forKey: key, isAttribute: true)
+            pending.set(_PendingValues.attribute(value), forKey: key, isAttribute: true)
             return
         }
         if ModelValues.isStoredAsIs(Value.self) {
@@ -322,6 +322,103 @@ struct _PendingValues {
     func value(forKey key: String) -> (any _PendingValue)? {
         entries.first { $0.key == key }?.value
     }
+
+    /// An attribute's value to keep: a value of a type the store keeps as it is (exactly that
+    /// type: no bridging) is its own pending value (its conformance, not generic, writes it through the object's setter of
+    /// its type); others are wrapped. Inlinable, so that in a property's specialised setter
+    /// all but one branch fold away.
+    @inlinable @inline(__always)
+    static func attribute<Value>(_ value: Value) -> any _PendingValue {
+        if Value.self == Int.self, let plain = value as? Int { return plain }
+        if Value.self == Int64.self, let plain = value as? Int64 { return plain }
+        if Value.self == Int32.self, let plain = value as? Int32 { return plain }
+        if Value.self == Int16.self, let plain = value as? Int16 { return plain }
+        if Value.self == Double.self, let plain = value as? Double { return plain }
+        if Value.self == Float.self, let plain = value as? Float { return plain }
+        if Value.self == Bool.self, let plain = value as? Bool { return plain }
+        if Value.self == String.self, let plain = value as? String { return plain }
+        if Value.self == Date.self, let plain = value as? Date { return plain }
+        if Value.self == Data.self, let plain = value as? Data { return plain }
+        if Value.self == UUID.self, let plain = value as? UUID { return plain }
+        if Value.self == URL.self, let plain = value as? URL { return plain }
+        if Value.self == Decimal.self, let plain = value as? Decimal { return plain }
+        return _TypedPendingValue(value)
+    }
+}
+
+/// The types the store keeps as they are (`ModelValues.isStoredAsIs`), each writing itself
+/// through the object's typed setter.
+@usableFromInline
+protocol _PlainPendingValue: _PendingValue {}
+
+extension _PlainPendingValue {
+    @usableFromInline
+    var anyValue: Any { self }
+}
+
+extension Int: _PlainPendingValue {
+    @usableFromInline
+    func writeAttribute(to object: NSManagedObject, key: String) { object._setManagedValue(self, forKey: key) }
+}
+
+extension Int64: _PlainPendingValue {
+    @usableFromInline
+    func writeAttribute(to object: NSManagedObject, key: String) { object._setManagedValue(self, forKey: key) }
+}
+
+extension Int32: _PlainPendingValue {
+    @usableFromInline
+    func writeAttribute(to object: NSManagedObject, key: String) { object._setManagedValue(self, forKey: key) }
+}
+
+extension Int16: _PlainPendingValue {
+    @usableFromInline
+    func writeAttribute(to object: NSManagedObject, key: String) { object._setManagedValue(self, forKey: key) }
+}
+
+extension Double: _PlainPendingValue {
+    @usableFromInline
+    func writeAttribute(to object: NSManagedObject, key: String) { object._setManagedValue(self, forKey: key) }
+}
+
+extension Float: _PlainPendingValue {
+    @usableFromInline
+    func writeAttribute(to object: NSManagedObject, key: String) { object._setManagedValue(self, forKey: key) }
+}
+
+extension Bool: _PlainPendingValue {
+    @usableFromInline
+    func writeAttribute(to object: NSManagedObject, key: String) { object._setManagedValue(self, forKey: key) }
+}
+
+extension String: _PlainPendingValue {
+    @usableFromInline
+    func writeAttribute(to object: NSManagedObject, key: String) { object._setManagedValue(self, forKey: key) }
+}
+
+extension Date: _PlainPendingValue {
+    @usableFromInline
+    func writeAttribute(to object: NSManagedObject, key: String) { object._setManagedValue(self, forKey: key) }
+}
+
+extension Data: _PlainPendingValue {
+    @usableFromInline
+    func writeAttribute(to object: NSManagedObject, key: String) { object._setManagedValue(self, forKey: key) }
+}
+
+extension UUID: _PlainPendingValue {
+    @usableFromInline
+    func writeAttribute(to object: NSManagedObject, key: String) { object._setManagedValue(self, forKey: key) }
+}
+
+extension URL: _PlainPendingValue {
+    @usableFromInline
+    func writeAttribute(to object: NSManagedObject, key: String) { object._setManagedValue(self, forKey: key) }
+}
+
+extension Decimal: _PlainPendingValue {
+    @usableFromInline
+    func writeAttribute(to object: NSManagedObject, key: String) { object._setManagedValue(self, forKey: key) }
 }
 
 /// A value set before insertion, with its type.
