@@ -18,11 +18,22 @@ final class SyncedTrip {
 }
 
 @Model
-final class SyncedStop {
+class SyncedStop {
     var title: String
     var trip: SyncedTrip?
 
     init(title: String) { self.title = title }
+}
+
+/// A subclass: its rows mirror as the root entity's record type, with the subentity recorded.
+@Model
+final class SyncedHotelStop: SyncedStop {
+    var hotel: String
+
+    init(title: String, hotel: String) {
+        self.hotel = hotel
+        super.init(title: title)
+    }
 }
 
 extension SyncClientTests {
@@ -36,17 +47,23 @@ extension SyncClientTests {
             let database = ModelConfiguration.CloudKitDatabase.private(
                 "iCloud.org.strata.Trips", serverURL: backend.url, tokenProvider: { token })
             return try ModelContainer(
-                for: SyncedTrip.self,
+                for: SyncedTrip.self, SyncedHotelStop.self,
                 configurations: ModelConfiguration(url: scratch.file("\(name).store"), cloudKitDatabase: database))
         }
 
-        /// What a store holds: trips by code, with their names, nights and stops.
+        /// What a store holds: trips by code, with their names, nights and stops (a hotel
+        /// stop as `title@hotel`, read as its own class).
         private func contents(_ container: ModelContainer) throws -> [String: String] {
             let trips = try ModelContext(container).fetch(FetchDescriptor<SyncedTrip>())
             return Dictionary(
                 uniqueKeysWithValues: trips.map { trip in
-                    (trip.code, "\(trip.name) \(trip.nights) \(trip.stops.map(\.title).sorted())")
+                    (trip.code, "\(trip.name) \(trip.nights) \(trip.stops.map(Self.describe).sorted())")
                 })
+        }
+
+        private static func describe(_ stop: SyncedStop) -> String {
+            guard let hotel = stop as? SyncedHotelStop else { return stop.title }
+            return "\(hotel.title)@\(hotel.hotel)"
         }
 
         @Test func twoDevicesAgreeWithWhatWasWritten() async throws {
@@ -59,9 +76,15 @@ extension SyncClientTests {
             let context = ModelContext(phone)
             for number in 1...5 {
                 let trip = SyncedTrip(code: "T\(number)", name: "Trip \(number)", nights: number)
-                trip.stops = (1...number).map { SyncedStop(title: "stop \(number).\($0)") }
+                // The first stop of each trip is a hotel stop.
+                trip.stops = (1...number).map { index in
+                    index == 1
+                        ? SyncedHotelStop(title: "stop \(number).1", hotel: "hotel \(number)")
+                        : SyncedStop(title: "stop \(number).\(index)")
+                }
                 context.insert(trip)
-                expected["T\(number)"] = "Trip \(number) \(number) \((1...number).map { "stop \(number).\($0)" }.sorted())"
+                let stops = (1...number).map { $0 == 1 ? "stop \(number).1@hotel \(number)" : "stop \(number).\($0)" }
+                expected["T\(number)"] = "Trip \(number) \(number) \(stops.sorted())"
             }
             try context.save()
             try await phone.syncNow()
@@ -74,7 +97,7 @@ extension SyncClientTests {
             trips[1].name = "Renamed"
             other.delete(trips[2])
             try other.save()
-            expected["T2"] = "Renamed 2 [\"stop 2.1\", \"stop 2.2\"]"
+            expected["T2"] = "Renamed 2 [\"stop 2.1@hotel 2\", \"stop 2.2\"]"
             expected["T3"] = nil
             try await laptop.syncNow()
             try await phone.syncNow()
@@ -82,6 +105,7 @@ extension SyncClientTests {
             #expect(try contents(laptop) == expected)
             let stops = try ModelContext(phone).fetchCount(FetchDescriptor<SyncedStop>())
             #expect(stops == 12, "the deleted trip's stops went with it")
+            #expect(try ModelContext(laptop).fetchCount(FetchDescriptor<SyncedHotelStop>()) == 4)
         }
     }
 }
