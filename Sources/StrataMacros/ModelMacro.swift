@@ -66,13 +66,15 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             "\(property.storageName) = _SwiftDataNoType()"
         }
 
+        // A root class's initialiser of a model over existing backing data.
+        let rootInitializer = try InitializerDeclSyntax(
+            "public required init(backingData: any SwiftData.BackingData<\(className)>)"
+        ) {
+            for item in storageInitialisers { item }
+            "self._$backingData = \(backingType).adopting(backingData)"
+        }
+
         if shape == .finalRoot {
-            let initializer = try InitializerDeclSyntax(
-                "public required init(backingData: any SwiftData.BackingData<\(className)>)"
-            ) {
-                for item in storageInitialisers { item }
-                "self._$backingData = \(backingType).adopting(backingData)"
-            }
             return [
                 backingData,
                 persistentBackingData(className: className, backingType: backingType),
@@ -81,7 +83,7 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
                     \(schemaMetadata(of: items, root: TypeSyntax(IdentifierTypeSyntax(name: className))))
                 }
                 """,
-                DeclSyntax(initializer),
+                DeclSyntax(rootInitializer),
                 registrar,
                 """
                 public static var _$constraints: SwiftData._ModelConstraints {
@@ -102,12 +104,6 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             }
             """
         if shape == .openRoot {
-            let initializer = try InitializerDeclSyntax(
-                "public required init(backingData: any SwiftData.BackingData<\(className)>)"
-            ) {
-                for item in storageInitialisers { item }
-                "self._$backingData = \(backingType).adopting(backingData)"
-            }
             return [
                 backingData,
                 persistentBackingData(className: className, backingType: backingType),
@@ -118,7 +114,7 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
                 }
                 """,
                 schemaHelper,
-                DeclSyntax(initializer),
+                DeclSyntax(rootInitializer),
                 registrar,
                 """
                 \(access) class var _$constraints: SwiftData._ModelConstraints {
