@@ -61,11 +61,21 @@ class News: Article {
     }
 }
 
+/// A subclass that adds no property.
+@Model
+final class Interview: Article {
+    init(interviewing name: String) {
+        super.init(title: "Meeting \(name)")
+    }
+}
+
 @Model
 final class Magazine {
     var name: String
     @Relationship(deleteRule: .cascade, inverse: \Article.magazine)
     var articles: [Article] = []
+    /// A relationship to a subclass, without an inverse.
+    @Relationship(deleteRule: .nullify) var featured: Tutorial?
 
     init(name: String) {
         self.name = name
@@ -293,6 +303,33 @@ struct InheritanceTests {
         try other.save()
         #expect(try other.fetchCount(FetchDescriptor<ArticleComment>()) == 1)
         #expect(try other.fetchCount(FetchDescriptor<Article>()) == 3)
+    }
+
+    @Test("a subclass without properties of its own, and a relationship to a subclass")
+    func emptySubclassAndRelationshipToSubclass() throws {
+        let url = try temporaryStoreURL()
+        do {
+            let container = try ModelContainer(
+                for: Magazine.self, Tutorial.self, VideoTutorial.self, News.self, Interview.self,
+                configurations: ModelConfiguration(url: url))
+            let context = ModelContext(container)
+            let magazine = Magazine(name: "Weekly")
+            let knots = Tutorial(title: "Knots", difficulty: 2)
+            magazine.articles = [Interview(interviewing: "Ada"), knots]
+            magazine.featured = knots
+            context.insert(magazine)
+            try context.save()
+        }
+        let container = try ModelContainer(
+            for: Magazine.self, Tutorial.self, VideoTutorial.self, News.self, Interview.self,
+            configurations: ModelConfiguration(url: url))
+        let context = ModelContext(container)
+        let magazine = try #require(try context.fetch(FetchDescriptor<Magazine>()).first)
+        #expect(magazine.featured?.title == "Knots" && magazine.featured?.difficulty == 2)
+        #expect(magazine.articles.map { String(describing: type(of: $0)) }.sorted() == ["Interview", "Tutorial"])
+        let interviews = try context.fetch(FetchDescriptor<Article>(predicate: #Predicate { $0 is Interview }))
+        #expect(interviews.map(\.title) == ["Meeting Ada"])
+        #expect(container.schema.entitiesByName["Interview"]?.superentity?.name == "Article")
     }
 
     @Test("a subclass model holds its values before insertion, and an unsaved one is identified by its own class")
