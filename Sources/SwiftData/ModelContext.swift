@@ -436,13 +436,8 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
             let model = container.schema.managedObjectModel
             request.predicate = try TypedFetchTranslation.predicate(predicate) { type in
                 // `$0 is Tutorial`: the class's entity and those of its subclasses.
-                guard let modelType = type as? any PersistentModel.Type,
-                    let entity = model.entitiesByName[ModelTypeInfo.of(modelType).entityName]
-                else { return nil }
-                func withDescendants(_ entity: NSEntityDescription) -> [NSEntityDescription] {
-                    [entity] + entity.subentities.flatMap(withDescendants)
-                }
-                return withDescendants(entity)
+                guard let modelType = type as? any PersistentModel.Type else { return nil }
+                return model.entitiesByName[ModelTypeInfo.of(modelType).entityName]?.selfAndDescendants
             }
         }
         request.sortDescriptors = try TypedFetchTranslation.sortDescriptors(descriptor.sortBy)

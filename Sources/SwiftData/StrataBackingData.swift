@@ -60,8 +60,7 @@ public final class _StrataBackingData<Model: PersistentModel>: _StrataBackingSto
     /// the caller knows (each model made for a fetched row comes through here).
     @inlinable
     public static func adopting(_ backingData: any BackingData<Model>) -> _StrataBackingData<Model> {
-        if let same = backingData as? _StrataBackingData<Model> { return same }
-        return _StrataBackingData<Model>(sharing: backingData)
+        adopting(inherited: backingData)
     }
 
     /// The backing data of a subclass's own properties, from the backing data its

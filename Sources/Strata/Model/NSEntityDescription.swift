@@ -114,7 +114,7 @@ open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
     }
 
     /// The entity and every entity below it, each once even if inheritance is circular.
-    var selfAndDescendants: [NSEntityDescription] {
+    package var selfAndDescendants: [NSEntityDescription] {
         var result: [NSEntityDescription] = []
         var seen = Set<ObjectIdentifier>()
         var pending: [NSEntityDescription] = [self]
