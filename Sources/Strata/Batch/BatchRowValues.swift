@@ -143,6 +143,12 @@ struct BatchRowBuilder {
             if !attribute.isOptional { throw BatchError.missing(attribute.name, entity: entity) }
             return nil
         }
+        if let composite = attribute as? NSCompositeAttributeDescription {
+            if let problem = CompositeValues.problem(with: value, of: composite) {
+                throw BatchError.invalidValue(value, key: attribute.name, entity: entity, reason: "is not valid: \(problem)")
+            }
+            return CompositeValues.dictionary(value)
+        }
         switch attribute.attributeType {
         case .transformableAttributeType, .undefinedAttributeType, .objectIDAttributeType, .compositeAttributeType:
             return value

@@ -192,10 +192,11 @@ private final class SQLiteBatchInserter {
         let overwrites = plan.policy == .overwriteMergePolicyType
         let written = Set(given)
         let columns = entity.columns.compactMap { column -> String? in
-            guard case .attribute(let attribute) = column.binding, !(attribute is NSDerivedAttributeDescription) else {
-                return nil
+            switch column.binding {
+            case .toOne: return nil
+            case .attribute(let attribute) where attribute is NSDerivedAttributeDescription: return nil
+            case .attribute, .compositeLeaf: return overwrites || written.contains(column.index) ? column.name : nil
             }
-            return overwrites || written.contains(column.index) ? column.name : nil
         }
         let assignments = (columns.map { "\($0) = excluded.\($0)" } + ["Z_OPT = Z_OPT + 1"]).joined(separator: ", ")
         let clauses = constraints.map { "ON CONFLICT (\($0.joined(separator: ", "))) DO UPDATE SET \(assignments)" }

@@ -89,6 +89,21 @@ extension SQLiteStore {
         var parts: [SQLFragment] = []
         var fileValues: [(column: String, data: Data)] = []
         for assignment in plan.assignments {
+            if let composite = assignment.attribute as? NSCompositeAttributeDescription {
+                // A dictionary of the elements' values: each leaf's column set to its value.
+                guard case .constant(let constant) = assignment.value else {
+                    throw BatchError.invalidValue(
+                        nil, key: composite.name, entity: plan.fetch.entity,
+                        reason: "is a composite attribute, which a batch update sets to a dictionary of its elements' values")
+                }
+                for column in entity.columns where column.index == assignment.index {
+                    guard case .compositeLeaf(_, let leaf) = column.binding else { continue }
+                    let encoded = try SQLiteValueCodec.encode(
+                        CompositeValues.value(at: leaf.path, in: constant), attribute: leaf.attribute)
+                    parts.append(SQLFragment(sql: "\(column.name) = ?", arguments: [encoded]))
+                }
+                continue
+            }
             guard let column = entity.columns.first(where: { $0.index == assignment.index }) else {
                 throw BatchError.invalidValue(
                     nil, key: assignment.attribute.name, entity: plan.fetch.entity, reason: "has no column in the store")

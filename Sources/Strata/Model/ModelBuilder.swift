@@ -113,6 +113,24 @@ public struct Attribute: EntityMember {
     public func add(to entity: NSEntityDescription) { entity.properties.append(attribute) }
 }
 
+/// A composite attribute of an entity built in code, with its elements (attributes, and
+/// composites nested in it): `CompositeAttribute("magnitude") { Attribute("richter", .doubleAttributeType) }`.
+public struct CompositeAttribute: EntityMember {
+    let attribute = NSCompositeAttributeDescription()
+
+    public init(
+        _ name: String, optional: Bool = true, @EntityMemberBuilder elements: () -> [any EntityMember]
+    ) {
+        attribute.name = name
+        attribute.isOptional = optional
+        attribute.elements = elements().compactMap { element in
+            (element as? Attribute)?.attribute ?? (element as? CompositeAttribute)?.attribute
+        }
+    }
+
+    public func add(to entity: NSEntityDescription) { entity.properties.append(attribute) }
+}
+
 /// A derived attribute computed at save from an expression (`"uppercase:(title)"`,
 /// `"tags.@count"`, `"now()"`…).
 public struct DerivedAttribute: EntityMember {

@@ -122,6 +122,9 @@ enum ValueEquality {
         case (nil, _), (_, nil): return false
         case let (x as [NSManagedObjectID], y as [NSManagedObjectID]): return x == y
         case let (x as AnyHashable, y as AnyHashable): return x == y
+        // Composite attributes' values, element by element.
+        case let (x as [String: Any], y as [String: Any]):
+            return x.count == y.count && x.allSatisfy { key, value in y[key].map { same(value, $0) } ?? false }
         case let (x as AnyObject, y as AnyObject): return x === y
         }
     }

@@ -534,6 +534,15 @@ open class NSManagedObject: NSObject, NSFetchRequestResult {
             setValue(value, forKey: last)
             return
         }
+        // An element of a composite attribute: the composite's dictionary with that element set.
+        if let first = components.first, let index = layout.index(of: first),
+            let composite = layout.properties[index] as? NSCompositeAttributeDescription
+        {
+            setValue(
+                CompositeValues.setting(value, at: components.dropFirst() + [last], in: self.value(forKey: first)),
+                forKey: composite.name)
+            return
+        }
         (self.value(forKeyPath: components.joined(separator: ".")) as? NSManagedObject)?.setValue(value, forKey: last)
     }
 
@@ -615,6 +624,8 @@ enum KeyPathValue {
         case let next as NSManagedObject: return Self.value(of: next, at: rest)
         case let set as NSSet: return NSSet(array: set.allObjects.compactMap { collect($0, rest) })
         case let set as NSOrderedSet: return NSOrderedSet(array: set.array.compactMap { collect($0, rest) })
+        // A composite attribute's element (`magnitude.richter`).
+        case let dictionary as [String: Any]: return CompositeValues.value(at: rest, in: dictionary)
         default: return nil
         }
     }

@@ -110,7 +110,7 @@ enum SyncRecordMapping {
                 !(attribute is NSDerivedAttributeDescription)
             else { return nil }
             switch attribute.attributeType {
-            case .objectIDAttributeType, .compositeAttributeType, .undefinedAttributeType: return nil
+            case .objectIDAttributeType, .undefinedAttributeType: return nil
             default: return attribute
             }
         }
@@ -137,7 +137,7 @@ enum SyncRecordMapping {
         case .decimalAttributeType: .decimal
         case .stringAttributeType: .string
         case .dateAttributeType: .date
-        case .binaryDataAttributeType, .transformableAttributeType: .bytes
+        case .binaryDataAttributeType, .transformableAttributeType, .compositeAttributeType: .bytes
         case .UUIDAttributeType: .uuid
         case .URIAttributeType: .url
         default: nil
@@ -191,6 +191,13 @@ enum SyncRecordMapping {
             return (value as? UUID).map { .uuid($0) }
         case .URIAttributeType:
             return (value as? URL).map { .url($0.absoluteString) }
+        case .compositeAttributeType:
+            // One field holding the composite's elements as a binary property list (the form a
+            // history tombstone keeps it in).
+            guard let composite = attribute as? NSCompositeAttributeDescription,
+                let data = try? PropertyListValues.compositeData(value, attribute: composite)
+            else { return nil }
+            return .bytes(data)
         default:
             return nil
         }
@@ -213,6 +220,10 @@ enum SyncRecordMapping {
         case (.string(let value), .stringAttributeType): return value
         case (.date(let seconds), .dateAttributeType): return Date(timeIntervalSinceReferenceDate: seconds)
         case (.bytes(let data), .binaryDataAttributeType), (.bytes(let data), .transformableAttributeType): return data
+        case (.bytes(let data), .compositeAttributeType):
+            return (attribute as? NSCompositeAttributeDescription).flatMap {
+                PropertyListValues.compositeValue(from: data, attribute: $0)
+            }
         case (.uuid(let value), .UUIDAttributeType): return value
         case (.url(let text), .URIAttributeType): return URL(string: text)
         default: return nil

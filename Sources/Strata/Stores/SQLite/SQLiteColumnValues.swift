@@ -37,6 +37,14 @@ extension SQLiteStore {
             DatabaseValue(sqliteStatement: statement, index: position), attribute: attribute, externalData: externalData)
     }
 
+    /// A composite attribute's value from its leaves' columns (`nil` when none has a value).
+    func compositeValue(_ statement: SQLiteStatement, _ leaves: [(position: Int32, leaf: CompositeValues.Leaf)]) -> Any? {
+        let values = leaves.compactMap { position, leaf -> (path: [String], value: Any)? in
+            codecColumnValue(statement, position, attribute: leaf.attribute).map { (leaf.path, $0) }
+        }
+        return CompositeValues.assemble(values)
+    }
+
     /// Stores the value of a column of a common kind stored as that kind (nothing for `NULL`)
     /// at `index` of a new row, typed; `false` when it takes the codec. Needs no attribute, so a
     /// row decoder holds none.
@@ -191,6 +199,8 @@ final class SQLiteRowPlan: @unchecked Sendable {
     let shape: ValueShape
     fileprivate let steps: [Step]
     fileprivate let toOnes: [ToOne]
+    /// The composite attributes' columns, which steps with `composite >= 0` read together.
+    fileprivate let composites: [CompositeRead]
     /// Keeps the attributes and relationships the steps point to.
     private let columns: [SQLiteStoreMapping.ReadColumn]
 
@@ -202,10 +212,17 @@ final class SQLiteRowPlan: @unchecked Sendable {
         let attribute: Unmanaged<NSAttributeDescription>?
         /// The position in `toOnes`, or -1 for an attribute.
         let toOne: Int
+        /// The position in `composites`, or -1.
+        var composite: Int = -1
         /// Where a new row keeps the value (its byte offset) and its tag, when the shape stores
         /// the column's kind in place there; -1 otherwise.
         var offset: Int = -1
         var tag: Int = -1
+    }
+
+    /// The columns of a composite attribute: each leaf's place in the `SELECT` list.
+    fileprivate struct CompositeRead {
+        let leaves: [(position: Int32, leaf: CompositeValues.Leaf)]
     }
 
     /// A to-one column: the destination's mapping, and where its entity number is read.
@@ -221,11 +238,22 @@ final class SQLiteRowPlan: @unchecked Sendable {
         self.columns = columns
         var steps: [Step] = []
         var toOnes: [ToOne] = []
+        var composites: [CompositeRead] = []
         var next = 0
         // In layout order, each position once, so that a row's values are written in one pass.
         for column in columns.sorted(by: { $0.index < $1.index }) where column.index >= next && column.index < count {
             next = column.index + 1
-            if let attribute = column.attribute {
+            if case .compositeLeaf = column.binding {
+                let leaves = columns.compactMap { other -> (Int32, CompositeValues.Leaf)? in
+                    guard other.index == column.index, case .compositeLeaf(_, let leaf) = other.binding else { return nil }
+                    return (Int32(other.position), leaf)
+                }
+                composites.append(CompositeRead(leaves: leaves))
+                var step = Step(
+                    index: column.index, position: Int32(column.position), kind: .other, attribute: nil, toOne: -1)
+                step.composite = composites.count - 1
+                steps.append(step)
+            } else if let attribute = column.attribute {
                 var step = Step(
                     index: column.index, position: Int32(column.position), kind: column.kind,
                     attribute: Unmanaged.passUnretained(attribute), toOne: -1)
@@ -246,6 +274,7 @@ final class SQLiteRowPlan: @unchecked Sendable {
         }
         self.steps = steps
         self.toOnes = toOnes
+        self.composites = composites
     }
 
     /// The kind of shape position that stores a column kind in place.
@@ -365,6 +394,11 @@ final class SQLiteRowDecoder {
             let base = UnsafeMutableRawPointer(words)
             plan.steps.withUnsafeBufferPointer { steps in
                 for step in steps {
+                    if step.composite >= 0 {
+                        let value = store.compositeValue(statement, plan.composites[step.composite].leaves)
+                        if let value { row.setValue(value, at: step.index) }
+                        continue
+                    }
                     if step.toOne >= 0 {
                         if let id = destination(statement, step.position, plan.toOnes[step.toOne], at: step.toOne) {
                             row.setObject(id, at: step.index)

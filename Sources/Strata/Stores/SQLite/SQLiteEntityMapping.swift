@@ -9,6 +9,9 @@ final class SQLiteEntityMapping: @unchecked Sendable {
         /// A to-one relationship: its foreign-key column, the `Z<n>_` column holding the
         /// destination's entity number when the destination has subentities.
         case toOne(NSRelationshipDescription, entityColumn: String?)
+        /// A leaf element of a composite attribute: one of the composite's columns, which all
+        /// fill the composite's position (a dictionary of the leaves' values).
+        case compositeLeaf(NSCompositeAttributeDescription, CompositeValues.Leaf)
     }
 
     struct Column {
@@ -77,6 +80,15 @@ final class SQLiteEntityMapping: @unchecked Sendable {
         for index in layout.persistentIndexes {
             let property = layout.properties[index]
             switch (property, layout.kinds[index]) {
+            case (let composite as NSCompositeAttributeDescription, .attribute):
+                for leaf in CompositeValues.leaves(of: composite) {
+                    guard let name = schema.leafColumnName(entity: entity, composite: composite.name, path: leaf.path)
+                    else { continue }
+                    columns.append(
+                        Column(
+                            index: index, name: name, binding: .compositeLeaf(composite, leaf),
+                            kind: SQLiteValueKind(leaf.attribute)))
+                }
             case (let attribute as NSAttributeDescription, .attribute):
                 guard let name = schema.columnName(entity: entity, property: attribute.name) else { continue }
                 columns.append(Column(index: index, name: name, binding: .attribute(attribute), kind: SQLiteValueKind(attribute)))

@@ -244,9 +244,13 @@ extension SQLiteStore {
         let entityMapping = mapping.mapping(number: row[1], rowOf: expected)
         let entity = entityMapping.entity
         var values = ValueRow(shape: entity.layout.valueShape)
+        var leaves: [Int: [(path: [String], value: Any)]] = [:]
         for column in mapping.readPlan(number: entityMapping.number) {
             let value: DatabaseValue = row[column.position]
             switch column.binding {
+            case .compositeLeaf(_, let leaf):
+                let decoded = SQLiteValueCodec.decode(value, attribute: leaf.attribute, externalData: externalData)
+                leaves[column.index, default: []] += decoded.map { [(leaf.path, $0)] } ?? []
             case .attribute(let attribute):
                 values[column.index] = SQLiteValueCodec.decode(value, attribute: attribute, externalData: externalData)
             case .toOne(let relationship, _):
@@ -257,6 +261,7 @@ extension SQLiteStore {
                 values[column.index] = objectID(entity: destination, primaryKey: destinationKey)
             }
         }
+        for (index, found) in leaves { values[index] = CompositeValues.assemble(found) }
         return Snapshot(objectID: objectID(entity: entity, primaryKey: key), version: version, values: values)
     }
 }

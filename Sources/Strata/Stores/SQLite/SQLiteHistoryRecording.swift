@@ -22,7 +22,11 @@ extension SQLiteHistory {
         for entity in mapping.schema.orderedEntities {
             guard let entityMapping = mapping.mapping(for: entity), entityMapping.table == table else { continue }
             for preserved in layouts[ObjectIdentifier(entity)]?.tombstones ?? [] {
-                if let column = entityMapping.columns.first(where: { $0.index == preserved.index }) { names.insert(column.name) }
+                // A composite attribute keeps all its leaves' columns.
+                for column in entityMapping.columns where column.index == preserved.index {
+                    names.insert(column.name)
+                    guard case .compositeLeaf = column.binding else { break }
+                }
             }
         }
         return names.sorted()
@@ -92,6 +96,18 @@ extension SQLiteHistory {
                     }()
                 var preservedValues: [String: Any] = [:]
                 for preserved in layouts[ObjectIdentifier(entity)]?.tombstones ?? [] {
+                    if preserved.attribute is NSCompositeAttributeDescription {
+                        let leaves = entityMapping.columns.compactMap { column -> (path: [String], value: Any)? in
+                            guard column.index == preserved.index, case .compositeLeaf(_, let leaf) = column.binding,
+                                let position = columns.firstIndex(of: column.name)
+                            else { return nil }
+                            let value = row[3 + position] as DatabaseValue
+                            return SQLiteValueCodec.decode(value, attribute: leaf.attribute, externalData: { _ in nil })
+                                .map { (leaf.path, $0) }
+                        }
+                        if let value = CompositeValues.assemble(leaves) { preservedValues[preserved.attribute.name] = value }
+                        continue
+                    }
                     guard let name = entityMapping.columns.first(where: { $0.index == preserved.index })?.name,
                         let position = columns.firstIndex(of: name)
                     else { continue }

@@ -131,6 +131,21 @@ extension SQLiteQueryBuilder {
             }
             let column = mapping.schema.columnName(entity: owner, property: segment)
             switch property {
+            case let composite as NSCompositeAttributeDescription:
+                // `magnitude.richter`: the rest of the path names a leaf element, whose column
+                // is compared.
+                let rest = Array(path.dropFirst(offset + 1))
+                guard !rest.isEmpty else {
+                    throw Self.keyPathError(
+                        label, "\"\(segment)\" is a composite attribute: name one of its elements (\(segment).element).")
+                }
+                guard let leaf = CompositeValues.leaf(rest, of: composite),
+                    let leafColumn = mapping.schema.leafColumnName(entity: owner, composite: segment, path: rest)
+                else {
+                    throw Self.keyPathError(
+                        label, "\"\(rest.joined(separator: "."))\" is not an element of the composite attribute \(segment).")
+                }
+                return .attribute(sql: "\(alias).\(leafColumn)", attribute: leaf.attribute)
             case let attribute as NSAttributeDescription:
                 guard isLast else {
                     throw Self.keyPathError(

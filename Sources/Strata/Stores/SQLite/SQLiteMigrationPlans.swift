@@ -16,6 +16,8 @@ extension SQLiteMigration {
         case order(NSEntityDescription, NSRelationshipDescription)
         /// The hidden column of a to-many without inverse declared by another entity.
         case hidden(NSEntityDescription, NSRelationshipDescription)
+        /// A leaf element's column of a composite attribute.
+        case compositeLeaf(NSEntityDescription, NSCompositeAttributeDescription, CompositeValues.Leaf)
     }
 
     /// The source table a plan reads and what it knows of it.
@@ -133,7 +135,15 @@ extension SQLiteMigration {
         for entity in hierarchy {
             let name = entity.name ?? ""
             for property in entity.declaredProperties where !property.isTransient {
-                if let attribute = property as? NSAttributeDescription,
+                if let composite = property as? NSCompositeAttributeDescription {
+                    for leaf in CompositeValues.leaves(of: composite) {
+                        if let column = destinationSchema.leafColumnName(
+                            entity: entity, composite: composite.name, path: leaf.path)
+                        {
+                            owners[column] = .compositeLeaf(entity, composite, leaf)
+                        }
+                    }
+                } else if let attribute = property as? NSAttributeDescription,
                     let column = destinationSchema.columnName(entity: entity, property: attribute.name)
                 {
                     owners[column] = .attribute(entity, attribute)
@@ -168,7 +178,8 @@ extension SQLiteMigration {
     ) -> String {
         let relevant = mapped.filter { pair in
             switch owner {
-            case .attribute(let entity, _), .toOne(let entity, _), .entityColumn(let entity, _), .order(let entity, _):
+            case .attribute(let entity, _), .toOne(let entity, _), .entityColumn(let entity, _), .order(let entity, _),
+                .compositeLeaf(let entity, _, _):
                 return pair.0.isKindOf(entity: entity)
             case .hidden(_, let relationship):
                 return relationship.destinationEntity.map { pair.0.isKindOf(entity: $0) } ?? false
@@ -197,7 +208,35 @@ extension SQLiteMigration {
             return orderValue(relationship, destination: entity, source: source, rows: rows)
         case .hidden(let owner, let relationship):
             return hiddenValue(relationship, owner: owner, rows: rows)
+        case .compositeLeaf(_, let composite, let leaf):
+            return leafValue(leaf, of: composite, destination: entity, source: source, rows: rows)
         }
+    }
+
+    /// A composite leaf's column: the source's leaf at the same element path of the mapped
+    /// composite attribute (converted as an attribute's value is), else the leaf's default.
+    private func leafValue(
+        _ leaf: CompositeValues.Leaf, of composite: NSCompositeAttributeDescription, destination entity: NSEntityDescription,
+        source: NSEntityDescription, rows: SourceRows
+    ) -> String? {
+        let defaultValue = leaf.attribute.defaultValue.map { SQLiteLiteral.text($0, attribute: leaf.attribute) }
+        guard let old = sourceAttribute(composite, destination: entity, source: source) as? NSCompositeAttributeDescription,
+            let oldLeaf = CompositeValues.leaf(leaf.path, of: old),
+            let column = sourceSchema.leafColumnName(entity: source, composite: old.name, path: leaf.path),
+            rows.links.has(rows.table, column)
+        else { return defaultValue }
+        var value = "s.\(column)"
+        if oldLeaf.attribute.attributeType != leaf.attribute.attributeType {
+            switch leaf.attribute.attributeType {
+            case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .booleanAttributeType:
+                value = "CAST(\(value) AS INTEGER)"
+            case .doubleAttributeType, .floatAttributeType:
+                value = "CAST(\(value) AS REAL)"
+            default:
+                break
+            }
+        }
+        return value
     }
 
     // MARK: Attributes

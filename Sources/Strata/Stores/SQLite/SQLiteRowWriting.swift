@@ -204,6 +204,17 @@ extension SQLiteStore {
                     files: files)
             }
             parameter += 1
+        case .compositeLeaf(let composite, let leaf):
+            let value = change.values[column.index]
+            if let problem = CompositeValues.problem(with: value, of: composite) {
+                throw CoreDataError.make(
+                    NSManagedObjectValidationError, "\(change.objectID.entity.name ?? "?").\(composite.name): \(problem).",
+                    userInfo: [NSValidationKeyErrorKey: composite.name])
+            }
+            try bindValue(
+                CompositeValues.value(at: leaf.path, in: value), attribute: leaf.attribute, to: statement, at: parameter,
+                files: files)
+            parameter += 1
         case .toOne(_, let entityColumn):
             let value = change.values[column.index]
             let target = (value as? NSManagedObjectID).map(resolve)

@@ -72,6 +72,18 @@ struct SQLiteSchema {
         columnNames[entity.name ?? ""]?[property]
     }
 
+    /// The column of a composite attribute's leaf element, by the element path.
+    func leafColumnName(entity: NSEntityDescription, composite: String, path: [String]) -> String? {
+        columnNames[entity.name ?? ""]?[composite + "." + path.joined(separator: ".")]
+    }
+
+    /// `Z` + the composite's name and the element path, upper-cased and joined by `_`
+    /// (`ZMAGNITUDE_RICHTER`). Core Data flattens a composite into the entity's table; the
+    /// names it gives those columns could not be confirmed (DEVIATIONS.md).
+    static func leafColumnBase(composite: String, path: [String]) -> String {
+        "Z" + ([composite] + path).map { $0.uppercased() }.joined(separator: "_")
+    }
+
     func joinTable(entity: NSEntityDescription, relationship: String) -> JoinTable? {
         joinTables["\(entity.name ?? "").\(relationship)"]
     }
@@ -139,7 +151,16 @@ struct SQLiteSchema {
             var names: [String: String] = [:]
             var entityColumns: [String: String] = [:]
             for property in entity.declaredProperties where !property.isTransient {
-                if let attribute = property as? NSAttributeDescription {
+                if let composite = property as? NSCompositeAttributeDescription {
+                    // A column per leaf element, named after the composite and the path to
+                    // it; key paths reach it by that path (`magnitude.richter`).
+                    for leaf in CompositeValues.leaves(of: composite) {
+                        guard let type = Self.sqlType(leaf.attribute.attributeType) else { continue }
+                        let name = unique(Self.leafColumnBase(composite: composite.name, path: leaf.path))
+                        names[composite.name + "." + leaf.keyPath] = name
+                        columns.append(Column(name: name, type: type))
+                    }
+                } else if let attribute = property as? NSAttributeDescription {
                     guard let type = Self.sqlType(attribute.attributeType) else { continue }
                     let name = unique("Z" + attribute.name.uppercased())
                     names[attribute.name] = name

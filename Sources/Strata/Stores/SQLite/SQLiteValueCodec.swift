@@ -87,6 +87,11 @@ enum SQLiteValueCodec {
             }
         case .transformableAttributeType:
             return TransformableValue.reverse(data, attribute: attribute)
+        case .compositeAttributeType:
+            // A composite kept in one column (a history tombstone): a property list of its elements.
+            return (attribute as? NSCompositeAttributeDescription).flatMap {
+                PropertyListValues.compositeValue(from: data, attribute: $0)
+            }
         case .stringAttributeType:
             return String(data: data, encoding: .utf8)
         default:
@@ -127,6 +132,13 @@ enum SQLiteValueCodec {
             }
         case .transformableAttributeType:
             return try TransformableValue.forward(value, attribute: attribute).databaseValue
+        case .compositeAttributeType:
+            // Rows keep a composite in its leaves' columns; where one column must hold it all
+            // (a history tombstone), it is a binary property list of its elements.
+            guard let composite = attribute as? NSCompositeAttributeDescription,
+                let data = try PropertyListValues.compositeData(value, attribute: composite)
+            else { return .null }
+            return data.databaseValue
         default:
             return .null
         }
