@@ -29,9 +29,14 @@ enum ModelValues {
         if let raw = Value.self as? any RawRepresentable.Type, StoredValueType.isPrimitive(raw._rawValueType) {
             return raw._read(from: object, key) as? Value
         }
-        guard let decodable = Value.self as? any Decodable.Type, !StoredValueType.isPrimitive(Value.self),
-            let data: Data = object._managedValue(forKey: key)
-        else { return nil }
+        guard let decodable = Value.self as? any Decodable.Type, !StoredValueType.isPrimitive(Value.self) else {
+            return nil
+        }
+        if let composite = object.entity.compositeAttribute(named: key) {
+            guard let dictionary = CompositeValues.dictionary(object.value(forKey: key)) else { return nil }
+            return (try? CompositeCoding.decode(decodable, from: dictionary, as: composite)) as? Value
+        }
+        guard let data: Data = object._managedValue(forKey: key) else { return nil }
         return CodableValues.decode(decodable, from: data) as? Value
     }
 
@@ -58,6 +63,15 @@ enum ModelValues {
         guard !StoredValueType.isPrimitive(type) else { return false }
         if let raw = value as? any RawRepresentable, StoredValueType.isPrimitive(Swift.type(of: raw)._rawValueType) {
             raw._write(to: object, key)
+            return true
+        }
+        if let composite = object.entity.compositeAttribute(named: key) {
+            // A value that does not encode as the composite's elements is left as it is, for the
+            // save to refuse with a validation error naming the attribute.
+            guard let encodable = value as? any Encodable,
+                let dictionary = try? CompositeCoding.encode(encodable, as: composite)
+            else { return false }
+            object.setValue(dictionary, forKey: key)
             return true
         }
         guard let data = CodableValues.encode(value) else { return false }

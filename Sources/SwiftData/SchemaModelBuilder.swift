@@ -22,9 +22,11 @@ enum SchemaModelBuilder {
             for property in info.ownProperties {
                 switch property.kind {
                 case .attribute(let valueType):
-                    let attribute = NSAttributeDescription()
-                    attribute.name = property.name
                     let stored = StoredValueType.of(valueType)
+                    let attribute =
+                        stored.composite.map { CompositeCoding.description(of: $0, name: property.name) }
+                        ?? NSAttributeDescription()
+                    attribute.name = property.name
                     attribute.attributeType = stored.attributeType
                     attribute.isOptional = property.isOptional
                     let schemaAttribute = Schema.Attribute(copying: property.attribute, name: property.name)
@@ -155,6 +157,7 @@ enum SchemaModelBuilder {
 
         let model = NSManagedObjectModel()
         model.entities = infos.compactMap { descriptions[$0.entityName] }
+        model.declareCompositeTypes()
         return (model, infos.compactMap { entities[$0.entityName] })
     }
 
@@ -174,6 +177,8 @@ struct StoredValueType {
     var attributeType: NSAttributeType
     /// Whether values of the type are stored as they are (not as a raw value or encoded).
     var isPlain = true
+    /// The elements of a type stored as a composite attribute.
+    var composite: CompositeCoding.Shape?
     /// The stored form of a Swift value of the type; nil when it is not one.
     var storedValue: (Any) -> Any?
 
@@ -218,6 +223,13 @@ struct StoredValueType {
                 let rawType = of(raw._rawValueType)
                 return StoredValueType(attributeType: rawType.attributeType, isPlain: false) { value in
                     (value as? any RawRepresentable).flatMap { rawType.storedValue($0._rawValueAsAny) }
+                }
+            }
+            // A struct whose `Codable` conformance writes keyed values: a composite attribute.
+            if let shape = CompositeCoding.shape(of: type) {
+                let description = CompositeCoding.description(of: shape, name: "")
+                return StoredValueType(attributeType: .compositeAttributeType, isPlain: false, composite: shape) { value in
+                    (value as? any Encodable).flatMap { try? CompositeCoding.encode($0, as: description) }
                 }
             }
             return StoredValueType(attributeType: .binaryDataAttributeType, isPlain: false) { CodableValues.encode($0) }

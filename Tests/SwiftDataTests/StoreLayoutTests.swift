@@ -115,7 +115,8 @@ struct ForeignRowTests {
         }
         let database = try DatabaseQueue(path: url.path)
         try database.write { db in
-            try db.execute(sql: "UPDATE ZSKETCH SET ZFRAME = X'00FF', ZPAINTER = NULL")
+            // A composite's leaf holding text where a number belongs: the frame does not decode.
+            try db.execute(sql: "UPDATE ZSKETCH SET ZFRAME_WIDTH = 'wide', ZPAINTER = NULL")
         }
         let container = try ModelContainer(for: Sketch.self, configurations: ModelConfiguration(url: url))
         let sketch = try #require(try ModelContext(container).fetch(FetchDescriptor<Sketch>()).first)

@@ -5,7 +5,7 @@ import Testing
 
 @Suite("How SwiftData values are stored")
 struct ValueStorageTests {
-    @Test("an enumeration keeps its raw value, arrays and structs a binary property list; all read back")
+    @Test("an enumeration keeps its raw value, arrays a binary property list, structs their values; all read back")
     func valuesRoundTrip() throws {
         let url = try temporaryStoreURL()
         let when = Date(timeIntervalSinceReferenceDate: 123_456.5)
@@ -31,6 +31,7 @@ struct ValueStorageTests {
         #expect(entity.attributesByName["when"]?.attributeType == .dateAttributeType)
         #expect(entity.attributesByName["when"]?.isOptional == false)
         #expect(entity.attributesByName["place"]?.isOptional == true)
+        #expect(entity.attributesByName["place"]?.attributeType == .compositeAttributeType)
 
         let coreData = NSPersistentContainer(name: "check", managedObjectModel: model)
         coreData.persistentStoreDescriptions = [NSPersistentStoreDescription(url: url)]
@@ -42,6 +43,9 @@ struct ValueStorageTests {
         let tags = try #require(rows.first?.value(forKey: "tags") as? Data)
         #expect(tags.starts(with: Array("bplist00".utf8)))
         #expect(try PropertyListDecoder().decode([String].self, from: tags) == ["a", "b"])
+        let place = try #require(rows.first?.value(forKey: "place") as? [String: Any])
+        #expect(place["latitude"] as? Double == 59.9 && place["label"] as? String == "Oslo")
+        #expect(rows.last?.value(forKey: "place") == nil)
 
         let container = try ModelContainer(for: HandNote.self, configurations: ModelConfiguration(url: url))
         let notes = try ModelContext(container).fetch(FetchDescriptor<HandNote>()).sorted { $0.mood.rawValue < $1.mood.rawValue }

@@ -16,7 +16,7 @@ package enum CompositeValues {
 
     /// How deep composites may nest: a model whose composite types contain one another stops
     /// there (the model reader already cuts such cycles short).
-    static let depthLimit = 32
+    package static let depthLimit = 32
 
     /// Every leaf of a composite, depth first in element order.
     package static func leaves(of composite: NSCompositeAttributeDescription) -> [Leaf] {
@@ -120,5 +120,14 @@ package enum CompositeValues {
             }
         }
         return nil
+    }
+}
+
+extension NSEntityDescription {
+    /// The composite attribute with the given name (inherited ones included), found by the
+    /// entity's layout rather than a dictionary made for the question.
+    package func compositeAttribute(named name: String) -> NSCompositeAttributeDescription? {
+        guard let index = layout.index(of: name) else { return nil }
+        return layout.properties[index] as? NSCompositeAttributeDescription
     }
 }

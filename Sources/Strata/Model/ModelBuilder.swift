@@ -33,6 +33,31 @@ extension NSManagedObjectModel {
         }
         self.entities = built
         adoptEntities()
+        declareCompositeTypes()
+    }
+}
+
+extension NSManagedObjectModel {
+    /// Declares, in `compositeTypes`, the composite type of every composite attribute (and of
+    /// composites nested in them) that names a type the model does not declare yet: a model built
+    /// in code declares its types through its attributes, as a model file does with `<composite>`.
+    package func declareCompositeTypes() {
+        var declared = Set(compositeTypes.map(\.name))
+        func visit(_ attribute: NSAttributeDescription, depth: Int) {
+            guard depth < CompositeValues.depthLimit, let composite = attribute as? NSCompositeAttributeDescription else {
+                return
+            }
+            if let name = composite.compositeTypeName, declared.insert(name).inserted {
+                let type = NSCompositeAttributeDescription()
+                type.name = name
+                type.elements = composite.elements.compactMap { $0.copy() as? NSAttributeDescription }
+                compositeTypes.append(type)
+            }
+            for element in composite.elements { visit(element, depth: depth + 1) }
+        }
+        for entity in entities {
+            for case let attribute as NSAttributeDescription in entity.declaredProperties { visit(attribute, depth: 0) }
+        }
     }
 }
 
@@ -118,10 +143,13 @@ public struct Attribute: EntityMember {
 public struct CompositeAttribute: EntityMember {
     let attribute = NSCompositeAttributeDescription()
 
+    /// `type` names the composite type (as a model file's `<composite name>`); by default the
+    /// attribute's name with its first letter upper-cased.
     public init(
-        _ name: String, optional: Bool = true, @EntityMemberBuilder elements: () -> [any EntityMember]
+        _ name: String, type: String? = nil, optional: Bool = true, @EntityMemberBuilder elements: () -> [any EntityMember]
     ) {
         attribute.name = name
+        attribute.compositeTypeName = type ?? name.prefix(1).uppercased() + name.dropFirst()
         attribute.isOptional = optional
         attribute.elements = elements().compactMap { element in
             (element as? Attribute)?.attribute ?? (element as? CompositeAttribute)?.attribute

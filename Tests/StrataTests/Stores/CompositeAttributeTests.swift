@@ -80,6 +80,22 @@ import Testing
         #expect(origin?["station"] as? UUID == writtenOrigin?["station"] as? UUID, "\(code)")
     }
 
+    /// A model built in code declares its composite types, and survives the compiled form a
+    /// store keeps its model in (`Z_MODELCACHE`) with every element.
+    @Test func modelsBuiltInCodeDeclareTheirTypesAndSurviveCompiling() throws {
+        #expect(model.compositeTypes.map(\.name).sorted() == ["Magnitude", "Origin"])
+        #expect(model.validationErrors().isEmpty)
+        let decoded = NSManagedObjectModel()
+        try CompiledModelDecoder.read(CompiledModelEncoder.archive(model), file: nil, into: decoded)
+        let magnitude = try #require(
+            decoded.entitiesByName["Quake"]?.attributesByName["magnitude"] as? NSCompositeAttributeDescription)
+        #expect(
+            CompositeValues.leaves(of: magnitude).map(\.keyPath) == [
+                "richter", "depth", "reviewed", "origin.place", "origin.recorded", "origin.station",
+            ])
+        #expect(decoded.entityVersionHashesByName == model.entityVersionHashesByName)
+    }
+
     @Test func eachLeafElementHasAColumnOfItsType() throws {
         let url = scratch.file("quakes.sqlite")
         let stack = try ObjectGraphTests.Stack(model, at: url)
