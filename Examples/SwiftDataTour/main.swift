@@ -17,10 +17,17 @@ final class Trip {
     }
 }
 
+// A Codable struct: a composite attribute, each of its values a column of the stop's table.
+struct Place: Codable {
+    var city: String
+    var country: String
+}
+
 @Model
 class Stop {
     var title: String
     var nights: Int
+    var place: Place?
     var trip: Trip?
 
     init(title: String, nights: Int) {
@@ -59,6 +66,8 @@ let container = try ModelContainer(for: Trip.self, HotelStay.self, configuration
 let context = ModelContext(container)
 let summer = Trip(name: "Summer", startDate: Date(timeIntervalSinceReferenceDate: 804_556_800))
 summer.stops = [HotelStay(title: "Lisbon", nights: 3, hotel: "Casa do Rio"), Stop(title: "Porto", nights: 2)]
+summer.stops[0].place = Place(city: "Lisbon", country: "PT")
+summer.stops[1].place = Place(city: "Porto", country: "PT")
 context.insert(summer)
 try context.save()
 print("saved:", summer.name, "with", summer.stops.count, "stops; id", summer.persistentModelID.entityName)
@@ -71,6 +80,9 @@ print("stops of two nights or more:", long.map(\.title))
 print("all stops:", try ModelContext(container).fetchCount(FetchDescriptor<Stop>()))
 let stays = try ModelContext(container).fetch(FetchDescriptor<Stop>(predicate: #Predicate { $0 is HotelStay }))
 print("hotel stays:", stays.compactMap { ($0 as? HotelStay).map { "\($0.title) at \($0.hotel)" } })
+let inPortugal = try ModelContext(container).fetch(
+    FetchDescriptor<Stop>(predicate: #Predicate { $0.place?.country == "PT" }, sortBy: [SortDescriptor(\.title)]))
+print("stops in Portugal:", inPortugal.compactMap { $0.place.map { "\($0.city), \($0.country)" } })
 
 // The same file through Core Data: the entities SwiftData wrote.
 let model = NSManagedObjectModel.makeManagedObjectModel(for: [Trip.self, HotelStay.self]) ?? NSManagedObjectModel()
@@ -83,3 +95,4 @@ let rows = try coreData.viewContext.fetch(request)
 print(
     "through NSPersistentContainer:",
     rows.map { "\($0.value(forKey: "title") ?? "") (\($0.value(forKey: "nights") ?? ""), \($0.entity.name ?? ""))" })
+print("place.city through Core Data:", rows.map { $0.value(forKeyPath: "place.city") as? String ?? "-" })

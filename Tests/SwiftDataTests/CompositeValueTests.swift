@@ -254,3 +254,86 @@ struct CompositeValueTests {
         #expect(budget.isOptional == false)
     }
 }
+
+// A struct that gains a value between two schema versions: a lightweight stage adds its column;
+// the values the rows had are kept.
+
+enum PostcardSchemaV1: VersionedSchema {
+    static var versionIdentifier: Schema.Version { Schema.Version(1, 0, 0) }
+    static var models: [any PersistentModel.Type] { [Postcard.self] }
+
+    struct Stamp: Codable, Equatable {
+        var country: String
+        var cents: Int
+    }
+
+    @Model
+    final class Postcard {
+        var message: String
+        var stamp: Stamp
+
+        init(message: String, stamp: Stamp) {
+            self.message = message
+            self.stamp = stamp
+        }
+    }
+}
+
+enum PostcardSchemaV2: VersionedSchema {
+    static var versionIdentifier: Schema.Version { Schema.Version(2, 0, 0) }
+    static var models: [any PersistentModel.Type] { [Postcard.self] }
+
+    struct Stamp: Codable, Equatable {
+        var country: String
+        var cents: Int
+        var postmark: String?
+    }
+
+    @Model
+    final class Postcard {
+        var message: String
+        var stamp: Stamp
+
+        init(message: String, stamp: Stamp) {
+            self.message = message
+            self.stamp = stamp
+        }
+    }
+}
+
+enum PostcardMigrationPlan: SchemaMigrationPlan {
+    static var schemas: [any VersionedSchema.Type] { [PostcardSchemaV1.self, PostcardSchemaV2.self] }
+    static var stages: [MigrationStage] {
+        [.lightweight(fromVersion: PostcardSchemaV1.self, toVersion: PostcardSchemaV2.self)]
+    }
+}
+
+extension CompositeValueTests {
+    @Test("a struct that gains a value migrates lightweight, keeping every row's values")
+    func structGainsAValue() throws {
+        let url = try temporaryStoreURL()
+        let written = [("hello", "NO", 170), ("hi", "SE", 95)]
+        do {
+            let container = try ModelContainer(
+                for: Schema(versionedSchema: PostcardSchemaV1.self), configurations: ModelConfiguration(url: url))
+            let context = ModelContext(container)
+            for (message, country, cents) in written {
+                context.insert(
+                    PostcardSchemaV1.Postcard(message: message, stamp: PostcardSchemaV1.Stamp(country: country, cents: cents)))
+            }
+            try context.save()
+        }
+        let container = try ModelContainer(
+            for: Schema(versionedSchema: PostcardSchemaV2.self), migrationPlan: PostcardMigrationPlan.self,
+            configurations: ModelConfiguration(url: url))
+        let context = ModelContext(container)
+        let cards = try context.fetch(FetchDescriptor<PostcardSchemaV2.Postcard>(sortBy: [SortDescriptor(\.message)]))
+        #expect(cards.map(\.message) == written.map(\.0))
+        #expect(cards.map(\.stamp) == written.map { PostcardSchemaV2.Stamp(country: $0.1, cents: $0.2, postmark: nil) })
+        cards[0].stamp.postmark = "Oslo"
+        try context.save()
+        let reread = try ModelContext(container).fetch(
+            FetchDescriptor<PostcardSchemaV2.Postcard>(predicate: #Predicate { $0.stamp.postmark == "Oslo" }))
+        #expect(reread.map(\.message) == ["hello"])
+    }
+}

@@ -3,11 +3,18 @@ import SwiftData
 import SyncTestSupport
 import Testing
 
+/// A `Codable` struct: a composite attribute, which travels as one field.
+struct SyncedPlace: Codable, Equatable {
+    var city: String
+    var country: String?
+}
+
 @Model
 final class SyncedTrip {
     @Attribute(.unique) var code: String
     var name: String
     var nights: Int
+    var place = SyncedPlace(city: "", country: nil)
     @Relationship(deleteRule: .cascade, inverse: \SyncedStop.trip) var stops: [SyncedStop] = []
 
     init(code: String, name: String, nights: Int) {
@@ -57,7 +64,11 @@ extension SyncClientTests {
             let trips = try ModelContext(container).fetch(FetchDescriptor<SyncedTrip>())
             return Dictionary(
                 uniqueKeysWithValues: trips.map { trip in
-                    (trip.code, "\(trip.name) \(trip.nights) \(trip.stops.map(Self.describe).sorted())")
+                    (
+                        trip.code,
+                        "\(trip.name) \(trip.nights) \(trip.place.city)/\(trip.place.country ?? "-") "
+                            + "\(trip.stops.map(Self.describe).sorted())"
+                    )
                 })
         }
 
@@ -76,6 +87,7 @@ extension SyncClientTests {
             let context = ModelContext(phone)
             for number in 1...5 {
                 let trip = SyncedTrip(code: "T\(number)", name: "Trip \(number)", nights: number)
+                trip.place = SyncedPlace(city: "City \(number)", country: number.isMultiple(of: 2) ? "NO" : nil)
                 // The first stop of each trip is a hotel stop.
                 trip.stops = (1...number).map { index in
                     index == 1
@@ -84,7 +96,8 @@ extension SyncClientTests {
                 }
                 context.insert(trip)
                 let stops = (1...number).map { $0 == 1 ? "stop \(number).1@hotel \(number)" : "stop \(number).\($0)" }
-                expected["T\(number)"] = "Trip \(number) \(number) \(stops.sorted())"
+                let country = number.isMultiple(of: 2) ? "NO" : "-"
+                expected["T\(number)"] = "Trip \(number) \(number) City \(number)/\(country) \(stops.sorted())"
             }
             try context.save()
             try await phone.syncNow()
@@ -95,9 +108,12 @@ extension SyncClientTests {
             let other = ModelContext(laptop)
             let trips = try other.fetch(FetchDescriptor<SyncedTrip>(sortBy: [SortDescriptor(\.code)]))
             trips[1].name = "Renamed"
+            trips[1].place.city = "Bergen"
+            trips[0].place.country = "SE"
             other.delete(trips[2])
             try other.save()
-            expected["T2"] = "Renamed 2 [\"stop 2.1@hotel 2\", \"stop 2.2\"]"
+            expected["T1"] = "Trip 1 1 City 1/SE [\"stop 1.1@hotel 1\"]"
+            expected["T2"] = "Renamed 2 Bergen/NO [\"stop 2.1@hotel 2\", \"stop 2.2\"]"
             expected["T3"] = nil
             try await laptop.syncNow()
             try await phone.syncNow()
