@@ -337,3 +337,41 @@ extension CompositeValueTests {
         #expect(reread.map(\.message) == ["hello"])
     }
 }
+
+// Two struct types of one name in one schema.
+enum KitchenParts {
+    struct Size: Codable, Equatable { var width: Int }
+}
+
+enum GardenParts {
+    struct Size: Codable, Equatable { var acres: Double }
+}
+
+@Model
+final class CompositeHouse {
+    var kitchen: KitchenParts.Size
+    var garden: GardenParts.Size
+
+    init(kitchen: KitchenParts.Size, garden: GardenParts.Size) {
+        self.kitchen = kitchen
+        self.garden = garden
+    }
+}
+
+extension CompositeValueTests {
+    @Test("two struct types of one name get composite types of their own")
+    func sameNamedStructs() throws {
+        let model = try #require(NSManagedObjectModel.makeManagedObjectModel(for: [CompositeHouse.self]))
+        #expect(model.compositeTypes.map(\.name).sorted() == ["Size", "Size2"])
+        let url = try temporaryStoreURL()
+        do {
+            let container = try ModelContainer(for: CompositeHouse.self, configurations: ModelConfiguration(url: url))
+            let context = ModelContext(container)
+            context.insert(CompositeHouse(kitchen: .init(width: 4), garden: .init(acres: 0.5)))
+            try context.save()
+        }
+        let container = try ModelContainer(for: CompositeHouse.self, configurations: ModelConfiguration(url: url))
+        let house = try #require(try ModelContext(container).fetch(FetchDescriptor<CompositeHouse>()).first)
+        #expect(house.kitchen == KitchenParts.Size(width: 4) && house.garden == GardenParts.Size(acres: 0.5))
+    }
+}

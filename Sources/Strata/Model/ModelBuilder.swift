@@ -41,19 +41,29 @@ extension NSManagedObjectModel {
     /// Declares, in `compositeTypes`, the composite type of every composite attribute (and of
     /// composites nested in them) that names a type the model does not declare yet: a model built
     /// in code declares its types through its attributes, as a model file does with `<composite>`.
+    /// A composite whose type name is declared with other elements (two Swift types of one
+    /// name) gets a name of its own (`Place2`): a model file holds one type per name.
     package func declareCompositeTypes() {
-        var declared = Set(compositeTypes.map(\.name))
+        var declared = Dictionary(compositeTypes.map { ($0.name, $0.elements) }, uniquingKeysWith: { first, _ in first })
         func visit(_ attribute: NSAttributeDescription, depth: Int) {
             guard depth < CompositeValues.depthLimit, let composite = attribute as? NSCompositeAttributeDescription else {
                 return
             }
-            if let name = composite.compositeTypeName, declared.insert(name).inserted {
-                let type = NSCompositeAttributeDescription()
-                type.name = name
-                type.elements = composite.elements.compactMap { $0.copy() as? NSAttributeDescription }
-                compositeTypes.append(type)
-            }
             for element in composite.elements { visit(element, depth: depth + 1) }
+            guard let base = composite.compositeTypeName else { return }
+            var name = base
+            var suffix = 1
+            while let elements = declared[name], elements != composite.elements {
+                suffix += 1
+                name = base + String(suffix)
+            }
+            composite.compositeTypeName = name
+            guard declared[name] == nil else { return }
+            let type = NSCompositeAttributeDescription()
+            type.name = name
+            type.elements = composite.elements.compactMap { $0.copy() as? NSAttributeDescription }
+            declared[name] = type.elements
+            compositeTypes.append(type)
         }
         for entity in entities {
             for case let attribute as NSAttributeDescription in entity.declaredProperties { visit(attribute, depth: 0) }

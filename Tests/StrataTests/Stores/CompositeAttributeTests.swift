@@ -96,6 +96,26 @@ import Testing
         #expect(decoded.entityVersionHashesByName == model.entityVersionHashesByName)
     }
 
+    /// Two composites naming one type with other elements (two Swift types of one name): the
+    /// second gets a type of its own, so the compiled model reads back.
+    @Test func clashingTypeNamesAreMadeUnique() throws {
+        let model = NSManagedObjectModel {
+            Entity("House") {
+                CompositeAttribute("kitchen", type: "Size") { Attribute("width", .integer64AttributeType) }
+                CompositeAttribute("garden", type: "Size") { Attribute("acres", .doubleAttributeType) }
+                CompositeAttribute("hall", type: "Size") { Attribute("width", .integer64AttributeType) }
+            }
+        }
+        #expect(model.compositeTypes.map(\.name) == ["Size", "Size2"])
+        let attributes = try #require(model.entitiesByName["House"]?.attributesByName)
+        #expect(
+            ["kitchen", "garden", "hall"].map { (attributes[$0] as? NSCompositeAttributeDescription)?.compositeTypeName }
+                == ["Size", "Size2", "Size"])
+        let decoded = NSManagedObjectModel()
+        try CompiledModelDecoder.read(CompiledModelEncoder.archive(model), file: nil, into: decoded)
+        #expect(decoded.compositeTypes.map(\.name).sorted() == ["Size", "Size2"])
+    }
+
     @Test func eachLeafElementHasAColumnOfItsType() throws {
         let url = scratch.file("quakes.sqlite")
         let stack = try ObjectGraphTests.Stack(model, at: url)

@@ -4,11 +4,23 @@ import SwiftData
 // A library written against Apple's SwiftData, as a user's app keeps its models: it imports
 // SwiftData only (no CoreData), its models and the functions over them are public.
 
+/// A `Codable` struct of the library: a composite attribute of the notebook.
+public struct NotebookCover: Codable, Equatable, Sendable {
+    public var color: String
+    public var pages: Int
+
+    public init(color: String, pages: Int) {
+        self.color = color
+        self.pages = pages
+    }
+}
+
 @Model
 public final class Notebook {
     @Attribute(.unique) public var title: String
     @Relationship(deleteRule: .cascade, inverse: \Note.notebook) public var notes: [Note] = []
     public var created: Date
+    public var cover = NotebookCover(color: "grey", pages: 96)
 
     public init(title: String, created: Date = .now) {
         self.title = title

@@ -112,6 +112,17 @@ do {
         "$0 is Reminder finds the reminder and its date")
     let lists = try other.fetch(FetchDescriptor<Checklist>())
     check(lists.map(\.items) == [["bread", "tea"]], "a library subclass keeps its own property")
+    // The library's Codable struct: a composite attribute, read by a #Predicate written here.
+    let spare = Notebook(title: "Spare")
+    spare.cover = NotebookCover(color: "blue", pages: 48)
+    other.insert(spare)
+    try other.save()
+    let blue = try ModelContext(notes).fetch(FetchDescriptor<Notebook>(predicate: #Predicate { $0.cover.color == "blue" }))
+    check(
+        blue.map(\.title) == ["Spare"] && blue.first?.cover == NotebookCover(color: "blue", pages: 48),
+        "a library's Codable struct is stored and read by a #Predicate on its values")
+    let week = try ModelContext(notes).fetch(FetchDescriptor<Notebook>(predicate: #Predicate { $0.title == "Week" }))
+    check(week.first?.cover == NotebookCover(color: "grey", pages: 96), "a struct property's initial value is stored")
 } catch {
     check(false, "SwiftData inheritance: \(error)")
 }
