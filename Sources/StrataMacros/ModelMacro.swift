@@ -239,23 +239,30 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
 
     /// `SwiftData._ModelConstraints(unique: […], indexes: […])` with the arguments of the
     /// class's `#Unique` and `#Index`, their key paths rooted at the class.
-    private static func constraints(of model: ClassDeclSyntax, in className: TokenSyntax) -> ExprSyntax {
-        var unique: [ArrayElementSyntax] = []
-        var indexes: [ArrayElementSyntax] = []
+    /// When some `#Unique` or `#Index` is declared inside `#if`, the statements that gather them
+    /// under the same conditions.
+    private static func constraints(of model: ClassDeclSyntax, in className: TokenSyntax) -> CodeBlockItemListSyntax {
         let rooter = KeyPathRooter(root: TypeSyntax(IdentifierTypeSyntax(name: className)))
-        for item in model.memberBlock.members {
-            guard let expansion = item.decl.as(MacroExpansionDeclSyntax.self) else { continue }
-            let elements = expansion.arguments.map { argument in
-                let expression = argument.expression.trimmed
-                return ArrayElementSyntax(expression: rooter.rewrite(expression).as(ExprSyntax.self) ?? expression)
+        let items = ConstraintItem.items(of: model.memberBlock.members, rooter: rooter)
+        guard items.contains(where: \.isConditional) else {
+            var unique: [ArrayElementSyntax] = []
+            var indexes: [ArrayElementSyntax] = []
+            for case .constraint(let isUnique, let elements) in items {
+                if isUnique { unique += elements } else { indexes += elements }
             }
-            switch expansion.macroName.text {
-            case "Unique": unique += elements
-            case "Index": indexes += elements
-            default: continue
-            }
+            let expression: ExprSyntax =
+                "SwiftData._ModelConstraints(unique: \(arrayExpression(unique)), indexes: \(arrayExpression(indexes)))"
+            return [CodeBlockItemSyntax(item: .expr(expression))]
         }
-        return "SwiftData._ModelConstraints(unique: \(arrayExpression(unique)), indexes: \(arrayExpression(indexes)))"
+        var statements: [CodeBlockItemSyntax] = [
+            "var unique: [[AnyKeyPath]] = []", "var indexes: [[AnyKeyPath]] = []",
+        ]
+        statements += ConstraintItem.statements(items)
+        statements.append("return SwiftData._ModelConstraints(unique: unique, indexes: indexes)")
+        return CodeBlockItemListSyntax(
+            statements.enumerated().map { index, statement in
+                index == 0 ? statement : statement.with(\.leadingTrivia, .newline)
+            })
     }
 
     /// An array literal on one line.
@@ -288,6 +295,62 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
                 ))
         }
         return .failure(ModelDeclarationError(node: attribute, message: .notAClass, fixIts: fixIts))
+    }
+}
+
+/// A `#Unique` or `#Index` of a model class (its arguments, key paths rooted at the class), or
+/// a `#if` whose clauses declare some.
+enum ConstraintItem {
+    case constraint(isUnique: Bool, [ArrayElementSyntax])
+    case conditional(IfConfigDeclSyntax, [[ConstraintItem]])
+
+    var isConditional: Bool {
+        if case .conditional = self { return true }
+        return false
+    }
+
+    static func items(of members: MemberBlockItemListSyntax, rooter: KeyPathRooter) -> [ConstraintItem] {
+        var items: [ConstraintItem] = []
+        for member in members {
+            if let conditional = member.decl.as(IfConfigDeclSyntax.self) {
+                let clauses = conditional.clauses.map { clause -> [ConstraintItem] in
+                    guard case .decls(let inner) = clause.elements else { return [] }
+                    return Self.items(of: inner, rooter: rooter)
+                }
+                if clauses.contains(where: { !$0.isEmpty }) { items.append(.conditional(conditional, clauses)) }
+                continue
+            }
+            guard let expansion = member.decl.as(MacroExpansionDeclSyntax.self),
+                ["Unique", "Index"].contains(expansion.macroName.text)
+            else { continue }
+            let elements = expansion.arguments.map { argument in
+                let expression = argument.expression.trimmed
+                return ArrayElementSyntax(expression: rooter.rewrite(expression).as(ExprSyntax.self) ?? expression)
+            }
+            items.append(.constraint(isUnique: expansion.macroName.text == "Unique", elements))
+        }
+        return items
+    }
+
+    /// `unique.append(contentsOf: […])` or `indexes.…` per constraint, inside the `#if` clauses
+    /// the constraints are declared in.
+    static func statements(_ items: [ConstraintItem]) -> [CodeBlockItemSyntax] {
+        items.map { item in
+            switch item {
+            case .constraint(let isUnique, let elements):
+                let list = elements.map(\.expression.trimmedDescription).joined(separator: ", ")
+                return "\(raw: isUnique ? "unique" : "indexes").append(contentsOf: [\(raw: list)])"
+            case .conditional(let declaration, let clauses):
+                var text = ""
+                for (clause, inner) in zip(declaration.clauses, clauses) {
+                    text += clause.poundKeyword.text
+                    if let condition = clause.condition { text += " " + condition.trimmedDescription }
+                    text += "\n"
+                    for line in statements(inner) { text += line.trimmedDescription + "\n" }
+                }
+                return "\(raw: text)#endif"
+            }
+        }
     }
 }
 

@@ -283,4 +283,67 @@ struct ModelConditionalExpansionTests {
                 """#
         )
     }
+
+    @Test("#Unique and #Index inside #if clauses: gathered under the same conditions")
+    func conditionalConstraints() {
+        assertSwiftDataExpansion(
+            """
+            @Model final class Badge {
+                #Unique<Badge>([\\.code])
+                #if os(Linux)
+                #Unique<Badge>([\\.name, \\.code])
+                #Index<Badge>([\\.name])
+                #elseif DEBUG
+                #Index<Badge>([\\.code])
+                #endif
+            }
+            """,
+            expandedSource: #"""
+                final class Badge {
+                    #if os(Linux)
+                    #Unique<Badge>([\.name, \.code])
+                    #Index<Badge>([\.name])
+                    #elseif DEBUG
+                    #Index<Badge>([\.code])
+                    #endif
+
+                    @Transient private var _$backingData: SwiftData._StrataBackingData<Badge> = SwiftData._StrataBackingData<Badge>()
+
+                    public var persistentBackingData: any SwiftData.BackingData<Badge> {
+                        get {
+                            _$backingData
+                        }
+                        set {
+                            _$backingData = SwiftData._StrataBackingData<Badge>.adopting(newValue)
+                        }
+                    }
+
+                    public static var schemaMetadata: [SwiftData.Schema.PropertyMetadata] {
+                        []
+                    }
+
+                    public required init(backingData: any SwiftData.BackingData<Badge>) {
+                        self._$backingData = SwiftData._StrataBackingData<Badge>.adopting(backingData)
+                    }
+
+                    @Transient @exclusivity(unchecked) private var _$observationRegistrar = SwiftData._ModelObservationRegistrar()
+
+                    public static var _$constraints: SwiftData._ModelConstraints {
+                        var unique: [[AnyKeyPath]] = []
+                        var indexes: [[AnyKeyPath]] = []
+                        unique.append(contentsOf: [[\Badge.code]])
+                        #if os(Linux)
+                        unique.append(contentsOf: [[\Badge.name, \Badge.code]])
+                        indexes.append(contentsOf: [[\Badge.name]])
+                        #elseif DEBUG
+                        indexes.append(contentsOf: [[\Badge.code]])
+                        #endif
+                        return SwiftData._ModelConstraints(unique: unique, indexes: indexes)
+                    }
+                }
+
+                \#(modelConformances(of: "Badge"))
+                """#
+        )
+    }
 }

@@ -388,6 +388,13 @@ final class Gadget {
     #endif
     #if STRATA_NEVER_DEFINED
         var absent: Int = 0
+        #Unique<Gadget>([\.absent])
+    #endif
+    #if os(Linux)
+        #Unique<Gadget>([\.name, \.kernel])
+        #Index<Gadget>([\.kernel])
+    #else
+        #Unique<Gadget>([\.name])
     #endif
 
     init(name: String) {
@@ -410,5 +417,23 @@ struct ConditionalPropertyTests {
         let read = try #require(try other.fetch(FetchDescriptor<Gadget>(predicate: #Predicate { $0.kernel == "6.1" })).first)
         #expect(read.name == "router" && read.kernel == "6.1")
         #expect(container.schema.entitiesByName["Gadget"]?.attributes.map(\.name).sorted() == ["kernel", "name"])
+    }
+
+    @Test("#Unique and #Index inside #if: those of active clauses only")
+    func conditionalConstraints() throws {
+        let container = try ModelContainer(for: Gadget.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let entity = try #require(container.schema.entitiesByName["Gadget"])
+        #expect(entity.uniquenessConstraints == [["name", "kernel"]])
+        #expect(entity.indices == [["kernel"]])
+        // The constraint holds: a second gadget with the same name and kernel replaces the first.
+        let context = ModelContext(container)
+        context.insert(Gadget(name: "router"))
+        context.insert(Gadget(name: "router"))
+        let other = Gadget(name: "router")
+        other.kernel = "6.1"
+        context.insert(other)
+        try context.save()
+        let kernels = try ModelContext(container).fetch(FetchDescriptor<Gadget>(sortBy: [SortDescriptor(\.kernel)])).map(\.kernel)
+        #expect(kernels == ["6.1", "linux"])
     }
 }
