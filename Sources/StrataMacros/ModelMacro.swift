@@ -313,10 +313,7 @@ enum ConstraintItem {
         var items: [ConstraintItem] = []
         for member in members {
             if let conditional = member.decl.as(IfConfigDeclSyntax.self) {
-                let clauses = conditional.clauses.map { clause -> [ConstraintItem] in
-                    guard case .decls(let inner) = clause.elements else { return [] }
-                    return Self.items(of: inner, rooter: rooter)
-                }
+                let clauses = clauseItems(of: conditional) { Self.items(of: $0, rooter: rooter) }
                 if clauses.contains(where: { !$0.isEmpty }) { items.append(.conditional(conditional, clauses)) }
                 continue
             }
@@ -341,17 +338,33 @@ enum ConstraintItem {
                 let list = elements.map(\.expression.trimmedDescription).joined(separator: ", ")
                 return "\(raw: isUnique ? "unique" : "indexes").append(contentsOf: [\(raw: list)])"
             case .conditional(let declaration, let clauses):
-                var text = ""
-                for (clause, inner) in zip(declaration.clauses, clauses) {
-                    text += clause.poundKeyword.text
-                    if let condition = clause.condition { text += " " + condition.trimmedDescription }
-                    text += "\n"
-                    for line in statements(inner) { text += line.trimmedDescription + "\n" }
-                }
-                return "\(raw: text)#endif"
+                return conditionalStatement(declaration, clauses, statements)
             }
         }
     }
+}
+
+/// What each clause of a `#if` member declares, by `items`.
+func clauseItems<Item>(of conditional: IfConfigDeclSyntax, _ items: (MemberBlockItemListSyntax) -> [Item]) -> [[Item]] {
+    conditional.clauses.map { clause in
+        guard case .decls(let inner) = clause.elements else { return [] }
+        return items(inner)
+    }
+}
+
+/// The `#if` of a member again, each clause holding the statements `statements` makes of what
+/// it declares.
+func conditionalStatement<Item>(
+    _ declaration: IfConfigDeclSyntax, _ clauses: [[Item]], _ statements: ([Item]) -> [CodeBlockItemSyntax]
+) -> CodeBlockItemSyntax {
+    var text = ""
+    for (clause, inner) in zip(declaration.clauses, clauses) {
+        text += clause.poundKeyword.text
+        if let condition = clause.condition { text += " " + condition.trimmedDescription }
+        text += "\n"
+        for line in statements(inner) { text += line.trimmedDescription + "\n" }
+    }
+    return "\(raw: text)#endif"
 }
 
 /// A persisted property of a model class, or a `#if` whose clauses declare some.
@@ -379,10 +392,7 @@ enum PersistedItem {
         var items: [PersistedItem] = []
         for member in members {
             if let conditional = member.decl.as(IfConfigDeclSyntax.self) {
-                let clauses = conditional.clauses.map { clause -> [PersistedItem] in
-                    guard case .decls(let inner) = clause.elements else { return [] }
-                    return Self.items(of: inner, diagnosing: context)
-                }
+                let clauses = clauseItems(of: conditional) { Self.items(of: $0, diagnosing: context) }
                 if clauses.contains(where: { !$0.isEmpty }) { items.append(.conditional(conditional, clauses)) }
                 continue
             }
@@ -405,14 +415,7 @@ enum PersistedItem {
             case .property(let property):
                 return statement(property)
             case .conditional(let declaration, let clauses):
-                var text = ""
-                for (clause, inner) in zip(declaration.clauses, clauses) {
-                    text += clause.poundKeyword.text
-                    if let condition = clause.condition { text += " " + condition.trimmedDescription }
-                    text += "\n"
-                    for line in statements(inner, statement) { text += line.trimmedDescription + "\n" }
-                }
-                return "\(raw: text)#endif"
+                return conditionalStatement(declaration, clauses) { statements($0, statement) }
             }
         }
     }

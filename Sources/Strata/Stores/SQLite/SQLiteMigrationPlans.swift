@@ -225,18 +225,20 @@ extension SQLiteMigration {
             let column = sourceSchema.leafColumnName(entity: source, composite: old.name, path: leaf.path),
             rows.links.has(rows.table, column)
         else { return defaultValue }
-        var value = "s.\(column)"
-        if oldLeaf.attribute.attributeType != leaf.attribute.attributeType {
-            switch leaf.attribute.attributeType {
-            case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .booleanAttributeType:
-                value = "CAST(\(value) AS INTEGER)"
-            case .doubleAttributeType, .floatAttributeType:
-                value = "CAST(\(value) AS REAL)"
-            default:
-                break
-            }
+        return Self.converted("s.\(column)", from: oldLeaf.attribute.attributeType, to: leaf.attribute.attributeType)
+    }
+
+    /// A source column's value as a destination attribute of another type reads it: numbers cast.
+    private static func converted(_ value: String, from old: NSAttributeType, to new: NSAttributeType) -> String {
+        guard old != new else { return value }
+        switch new {
+        case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .booleanAttributeType:
+            return "CAST(\(value) AS INTEGER)"
+        case .doubleAttributeType, .floatAttributeType:
+            return "CAST(\(value) AS REAL)"
+        default:
+            return value
         }
-        return value
     }
 
     // MARK: Attributes
@@ -257,17 +259,7 @@ extension SQLiteMigration {
         guard let old = sourceAttribute(attribute, destination: entity, source: source),
             let column = sourceSchema.columnName(entity: source, property: old.name), rows.links.has(rows.table, column)
         else { return defaultValue }
-        var value = "s.\(column)"
-        if old.attributeType != attribute.attributeType {
-            switch attribute.attributeType {
-            case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .booleanAttributeType:
-                value = "CAST(\(value) AS INTEGER)"
-            case .doubleAttributeType, .floatAttributeType:
-                value = "CAST(\(value) AS REAL)"
-            default:
-                break
-            }
-        }
+        var value = Self.converted("s.\(column)", from: old.attributeType, to: attribute.attributeType)
         let oldExternal = SQLiteExternalStorage.usesFiles(old)
         let newExternal = SQLiteExternalStorage.usesFiles(attribute)
         if !oldExternal && newExternal {
