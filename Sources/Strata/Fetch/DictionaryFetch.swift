@@ -79,6 +79,12 @@ struct DictionaryFetch {
                         NSCoreDataError, "\(keyPath) goes through the to-many \(part); fetch it as an aggregate.")
                 }
                 current = relationship.destinationEntity
+            } else if let composite = property as? NSCompositeAttributeDescription, position < parts.count - 1 {
+                // `magnitude.richter`: the rest names one of the composite's leaf elements.
+                guard CompositeValues.leaf(parts[(position + 1)...], of: composite) != nil else {
+                    throw CoreDataError.make(NSCoreDataError, "\(keyPath) names no element of the composite \(part).")
+                }
+                return .property(name: keyPath, keyPath: keyPath)
             } else if position < parts.count - 1 {
                 throw CoreDataError.make(NSCoreDataError, "\(keyPath) goes through the attribute \(part).")
             }

@@ -52,8 +52,14 @@ final class RowReader: NSObject, PredicateKeyValueReading, @unchecked Sendable {
     func value(atKeyPath keyPath: String) -> Any? {
         var current: Any? = self
         for component in keyPath.split(separator: ".") {
-            guard let reader = current as? RowReader else { return nil }
-            current = reader.predicateValue(forKey: String(component))
+            if let reader = current as? RowReader {
+                current = reader.predicateValue(forKey: String(component))
+            } else if let composite = current as? [String: Any] {
+                // An element of a composite attribute.
+                current = CompositeValues.value(at: [String(component)], in: composite)
+            } else {
+                return nil
+            }
         }
         return (current as? RowReader)?.snapshot.objectID ?? current
     }

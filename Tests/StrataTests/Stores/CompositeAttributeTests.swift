@@ -223,6 +223,28 @@ import Testing
         }
     }
 
+    @Test func dictionaryResultsHoldCompositesAndTheirElements() throws {
+        let stack = try ObjectGraphTests.Stack(model, at: scratch.file("dictionaries.sqlite"))
+        let context = stack.newContext()
+        try context.performAndWait {
+            try insertQuakes(context)
+            let request = NSFetchRequest<NSDictionary>(entityName: "Quake")
+            request.resultType = .dictionaryResultType
+            request.propertiesToFetch = ["code", "magnitude", "magnitude.origin.place"]
+            request.predicate = NSPredicate(format: "magnitude.richter > 4")
+            request.sortDescriptors = [NSSortDescriptor(key: "code", ascending: true)]
+            let rows = try context.fetch(request).compactMap { $0 as? [String: Any] }
+            #expect(rows.map { $0["code"] as? String } == ["ak1", "hi3"])
+            #expect(rows.map { $0["magnitude.origin.place"] as? String } == ["Anchorage", "Hilo"])
+            for row in rows {
+                let code = row["code"] as? String ?? "?"
+                Self.expectSame(row["magnitude"], Self.magnitudes[code], code)
+            }
+            request.propertiesToFetch = ["magnitude.scale"]
+            #expect(throws: NSError.self) { try context.fetch(request) }
+        }
+    }
+
     @Test func aChangedElementIsSavedAndTheOthersKept() throws {
         let url = scratch.file("update.sqlite")
         let stack = try ObjectGraphTests.Stack(model, at: url)
