@@ -22,7 +22,13 @@ enum SchemaModelBuilder {
             for property in info.ownProperties {
                 switch property.kind {
                 case .attribute(let valueType):
-                    let stored = StoredValueType.of(valueType)
+                    // A value given to a transformer is never a composite.
+                    let transformed = property.attribute?.options.contains { option in
+                        if case .transformable = option.kind { return true }
+                        return false
+                    }
+                    var stored = StoredValueType.of(valueType)
+                    if transformed == true, stored.composite != nil { stored = .encoded }
                     let attribute =
                         stored.composite.map { CompositeCoding.description(of: $0, name: property.name) }
                         ?? NSAttributeDescription()
@@ -232,7 +238,12 @@ struct StoredValueType {
                     (value as? any Encodable).flatMap { try? CompositeCoding.encode($0, as: description) }
                 }
             }
-            return StoredValueType(attributeType: .binaryDataAttributeType, isPlain: false) { CodableValues.encode($0) }
+            return .encoded
         }
+    }
+
+    /// A `Codable` value kept as its binary property list.
+    static var encoded: StoredValueType {
+        StoredValueType(attributeType: .binaryDataAttributeType, isPlain: false) { CodableValues.encode($0) }
     }
 }

@@ -375,3 +375,22 @@ extension CompositeValueTests {
         #expect(house.kitchen == KitchenParts.Size(width: 4) && house.garden == GardenParts.Size(acres: 0.5))
     }
 }
+
+@Model
+final class TransformedPin {
+    @Attribute(.transformable(by: "NSSecureUnarchiveFromData")) var spot: TripCoordinates?
+
+    init() {}
+}
+
+extension CompositeValueTests {
+    @Test("a struct given to a value transformer stays one transformable attribute")
+    func transformedStruct() throws {
+        let model = try #require(NSManagedObjectModel.makeManagedObjectModel(for: [TransformedPin.self]))
+        let spot = try #require(model.entitiesByName["TransformedPin"]?.attributesByName["spot"])
+        #expect(!(spot is NSCompositeAttributeDescription))
+        #expect(spot.attributeType == .transformableAttributeType)
+        #expect(spot.valueTransformerName == "NSSecureUnarchiveFromData")
+        #expect(model.compositeTypes.isEmpty)
+    }
+}
