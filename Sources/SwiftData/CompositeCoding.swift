@@ -161,7 +161,7 @@ enum CompositeCoding {
 
 extension RawRepresentable {
     /// A value of the type from a raw value of any type, when it is one of the type's.
-    fileprivate static func _make(rawValue: Any) -> Self? {
+    static func _make(rawValue: Any) -> Self? {
         (rawValue as? RawValue).flatMap(Self.init(rawValue:))
     }
 }
@@ -171,7 +171,7 @@ extension CaseIterable {
 }
 
 /// Conversions between the stored forms of numbers and the Swift types elements have.
-private enum PlainNumbers {
+enum PlainNumbers {
     static func convert<T>(_ stored: Any, to type: T.Type) -> T? {
         if let value = stored as? T { return value }
         return convert(stored, toType: T.self) as? T

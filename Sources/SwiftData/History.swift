@@ -137,15 +137,14 @@ public struct DefaultHistoryDelete<Model: PersistentModel>: HistoryDelete {
 public struct HistoryTombstone<Model: PersistentModel>: Hashable, @unchecked Sendable {
     let values: [String: Any]
 
+    /// The kept value of a property, in the property's type (a struct from its composite's
+    /// elements, an enumeration from its raw value, `Int` from the stored integer…).
     public subscript<Value>(keyPath: KeyPath<Model, Value>) -> Value? {
-        guard let name = ModelTypeInfo.of(Model.self).name(of: keyPath), let value = values[name] else { return nil }
+        let info = ModelTypeInfo.of(Model.self)
+        guard let name = info.name(of: keyPath), let value = values[name] else { return nil }
         if let value = value as? Value { return value }
-        return ModelTypeInfo.of(Model.self).propertiesByName[name].flatMap { property -> Value? in
-            if case .attribute(let type) = property.kind, type == Int.self, let number = value as? Int64 {
-                return Int(number) as? Value
-            }
-            return nil
-        }
+        guard let property = info.propertiesByName[name], case .attribute(let type) = property.kind else { return nil }
+        return ModelValues.value(fromStored: value, as: type) as? Value
     }
 
     /// The names of the values kept.

@@ -79,6 +79,24 @@ enum ModelValues {
         return true
     }
 
+    /// A stored value (as a row or a history tombstone keeps it) as a value of a property's
+    /// type: numbers converted, an enumeration from its raw value, a `Codable` value from its
+    /// composite's dictionary or its encoding; `nil` when it is none of these.
+    static func value(fromStored stored: Any, as type: Any.Type) -> Any? {
+        if Swift.type(of: stored) == type { return stored }
+        if let number = PlainNumbers.convert(stored, toType: type) { return number }
+        if let raw = type as? any RawRepresentable.Type, StoredValueType.isPrimitive(raw._rawValueType) {
+            return PlainNumbers.convert(stored, toType: raw._rawValueType).flatMap { raw._make(rawValue: $0) }
+                ?? raw._make(rawValue: stored)
+        }
+        guard let decodable = type as? any Decodable.Type else { return nil }
+        if let dictionary = CompositeValues.dictionary(stored), let shape = StoredValueType.of(type).composite {
+            return try? CompositeCoding.decode(
+                decodable, from: dictionary, as: CompositeCoding.description(of: shape, name: ""))
+        }
+        return (stored as? Data).flatMap { CodableValues.decode(decodable, from: $0) }
+    }
+
     /// What a non-optional property reads when its row has no value (or a value that does not
     /// decode as the property's type): the property's initial value when it has one, else the
     /// type's empty value. Only a type with neither stops the program.

@@ -3,11 +3,22 @@ import Testing
 
 @testable import SwiftData
 
+struct JournalCover: Codable, Equatable {
+    var color: String
+    var pages: Int
+}
+
+enum JournalMood: String, Codable {
+    case calm, busy
+}
+
 @Model
 final class Journal {
     @Attribute(.preserveValueOnDeletion) var title: String
     var body: String
-    var words: Int
+    @Attribute(.preserveValueOnDeletion) var words: Int
+    @Attribute(.preserveValueOnDeletion) var cover = JournalCover(color: "red", pages: 80)
+    @Attribute(.preserveValueOnDeletion) var mood: JournalMood?
 
     init(title: String, body: String, words: Int = 0) {
         self.title = title
@@ -25,6 +36,8 @@ struct HistoryTests {
         context.author = "importer"
         let first = Journal(title: "A", body: "one")
         let second = Journal(title: "B", body: "two", words: 2)
+        second.cover = JournalCover(color: "green", pages: 120)
+        second.mood = .busy
         context.insert(first)
         context.insert(second)
         try context.save()
@@ -60,6 +73,10 @@ struct HistoryTests {
         #expect(journalDelete.changedPersistentIdentifier == deleted)
         #expect(journalDelete.tombstone[\.title] == "B", "a preserved value survives the deletion")
         #expect(journalDelete.tombstone[\.body] == nil, "others do not")
+        // Values kept in another form than the property's type come back in its type.
+        #expect(journalDelete.tombstone[\.words] == 2)
+        #expect(journalDelete.tombstone[\.cover] == JournalCover(color: "green", pages: 120), "a struct, from its composite")
+        #expect(journalDelete.tombstone[\.mood] == .some(.busy), "an enumeration, from its raw value")
         #expect(all[0].token < all[1].token && all[1].token < all[2].token)
 
         let token = all[0].token
