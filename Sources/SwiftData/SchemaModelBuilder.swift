@@ -232,10 +232,13 @@ struct StoredValueType {
                 }
             }
             // A struct whose `Codable` conformance writes keyed values: a composite attribute.
+            // (`isPrimitive` asks this at every read and write of such a property: the
+            // composite's description is made only when a value is converted.)
             if let shape = CompositeCoding.shape(of: type) {
-                let description = CompositeCoding.description(of: shape, name: "")
                 return StoredValueType(attributeType: .compositeAttributeType, isPlain: false, composite: shape) { value in
-                    (value as? any Encodable).flatMap { try? CompositeCoding.encode($0, as: description) }
+                    (value as? any Encodable).flatMap {
+                        try? CompositeCoding.encode($0, as: CompositeCoding.description(of: shape, name: ""))
+                    }
                 }
             }
             return .encoded
