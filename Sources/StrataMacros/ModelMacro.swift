@@ -58,7 +58,10 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         let persisted = items.flatMap(\.properties)
         let backingType: TypeSyntax = "SwiftData._StrataBackingData<\(className)>"
         let shape = ModelShape(model, conformingTo: protocols)
-        let backingData: DeclSyntax = "@Transient private var _$backingData: \(backingType) = \(backingType)()"
+        // No initial value: a fetched model's `init(backingData:)` sets it, and a model made by
+        // the app gets one at the first value set (or asked for) through `_prepareBacking`, so
+        // that no model makes one only to replace it.
+        let backingData: DeclSyntax = "@Transient @exclusivity(unchecked) private var _$backingData: \(backingType)?"
         let registrar: DeclSyntax = """
             @Transient @exclusivity(unchecked) private var _$observationRegistrar = SwiftData._ModelObservationRegistrar()
             """
@@ -123,7 +126,7 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
                 """,
                 """
                 \(access) func _$backingDataChain() -> [SwiftData._StrataBackingStorage] {
-                    [_$backingData]
+                    [SwiftData._prepareBacking(&_$backingData)]
                 }
                 """,
             ]
@@ -155,7 +158,7 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             """,
             """
             \(access) override func _$backingDataChain() -> [SwiftData._StrataBackingStorage] {
-                super._$backingDataChain() + [_$backingData]
+                super._$backingDataChain() + [SwiftData._prepareBacking(&_$backingData)]
             }
             """,
         ]
@@ -165,7 +168,7 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
     private static func persistentBackingData(className: TokenSyntax, backingType: TypeSyntax) -> DeclSyntax {
         """
         public var persistentBackingData: any SwiftData.BackingData<\(className)> {
-            get { _$backingData }
+            get { SwiftData._prepareBacking(&_$backingData) }
             set { _$backingData = \(backingType).adopting(newValue) }
         }
         """

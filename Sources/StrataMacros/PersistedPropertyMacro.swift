@@ -9,16 +9,16 @@ import SwiftSyntaxMacros
 /// var name: String {
 ///     @storageRestrictions(accesses: _$backingData, initializes: _name)
 ///     init(initialValue) {
-///         _$backingData.setValue(initialValue, forKey: "name")
+///         SwiftData._prepareBacking(&_$backingData).setValue(initialValue, forKey: "name")
 ///         _name = _SwiftDataNoType()
 ///     }
 ///     get {
 ///         _$observationRegistrar.access(self, keyPath: \.name)
-///         return self._$backingData.getValue(forKey: "name")
+///         return SwiftData._prepareBacking(&self._$backingData).getValue(forKey: "name")
 ///     }
 ///     set {
 ///         _$observationRegistrar.withMutation(of: self, keyPath: \.name) {
-///             self._$backingData.setValue(newValue, forKey: "name")
+///             SwiftData._prepareBacking(&self._$backingData).setValue(newValue, forKey: "name")
 ///         }
 ///     }
 /// }
@@ -41,20 +41,20 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
             """
             @storageRestrictions(accesses: _$backingData, initializes: \(storage))
             init(initialValue) {
-                _$backingData.setValue(initialValue, forKey: \(key))
+                SwiftData._prepareBacking(&_$backingData).setValue(initialValue, forKey: \(key))
                 \(storage) = _SwiftDataNoType()
             }
             """,
             """
             get {
                 _$observationRegistrar.access(self, keyPath: \\.\(property.name))
-                return self._$backingData.getValue(forKey: \(key))
+                return SwiftData._prepareBacking(&self._$backingData).getValue(forKey: \(key))
             }
             """,
             """
             set {
                 _$observationRegistrar.withMutation(of: self, keyPath: \\.\(property.name)) {
-                    self._$backingData.setValue(newValue, forKey: \(key))
+                    SwiftData._prepareBacking(&self._$backingData).setValue(newValue, forKey: \(key))
                 }
             }
             """,

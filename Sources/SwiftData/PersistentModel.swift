@@ -120,13 +120,16 @@ public struct _ModelConstraints: @unchecked Sendable {
 }
 
 /// The observation registrar of a model (what `@Model` gives each class): Observation's
-/// registrar, made when the model's properties are first read. Until then no observer can
-/// have been registered (observers come from reads under `withObservationTracking`), so
-/// changes report to nobody: a model made and inserted without being read (an import) costs
-/// no registrar. A model is used on one thread at a time, its context's.
+/// registrar, made when one of the model's properties is first read while an observation
+/// tracking (`withObservationTracking`, `Observations`) records reads on the reading thread.
+/// Until then no observer can have been registered (observers come only from reads under
+/// tracking), so changes report to nobody and reads have nothing to report: a model fetched
+/// and read, or made and inserted, outside any tracking costs no registrar and no key path.
+/// A model is used on one thread at a time, its context's.
 ///
 /// The registrar lives in an object of its own: `ObservationRegistrar` is a resilient type,
-/// and an optional one would be copied through its value witnesses at every read.
+/// and an optional one would be copied through its value witnesses at every read. The key
+/// paths are autoclosures, so that a read or change nobody tracks does not make one.
 public struct _ModelObservationRegistrar: Sendable {
     @usableFromInline var box: _ObservationRegistrarBox?
 
@@ -135,28 +138,33 @@ public struct _ModelObservationRegistrar: Sendable {
 
     /// Reports a read of a property to the observation tracking under way, if any.
     @inlinable
-    public mutating func access<Subject: Observable, Member>(_ subject: Subject, keyPath: KeyPath<Subject, Member>) {
-        if box == nil { box = _ObservationRegistrarBox() }
-        box.unsafelyUnwrapped.registrar.access(subject, keyPath: keyPath)
+    public mutating func access<Subject: Observable, Member>(
+        _ subject: Subject, keyPath: @autoclosure () -> KeyPath<Subject, Member>
+    ) {
+        if box == nil {
+            guard _ObservationTrackingProbe.isTracking() else { return }
+            box = _ObservationRegistrarBox()
+        }
+        box.unsafelyUnwrapped.registrar.access(subject, keyPath: keyPath())
     }
 
     /// Runs a change of a property, reporting it to the property's observers.
     @inlinable
     public func withMutation<Subject: Observable, Member, T>(
-        of subject: Subject, keyPath: KeyPath<Subject, Member>, _ mutation: () throws -> T
+        of subject: Subject, keyPath: @autoclosure () -> KeyPath<Subject, Member>, _ mutation: () throws -> T
     ) rethrows -> T {
         guard let box else { return try mutation() }
-        return try box.registrar.withMutation(of: subject, keyPath: keyPath, mutation)
+        return try box.registrar.withMutation(of: subject, keyPath: keyPath(), mutation)
     }
 
     @inlinable
-    public func willSet<Subject: Observable, Member>(_ subject: Subject, keyPath: KeyPath<Subject, Member>) {
-        box?.registrar.willSet(subject, keyPath: keyPath)
+    public func willSet<Subject: Observable, Member>(_ subject: Subject, keyPath: @autoclosure () -> KeyPath<Subject, Member>) {
+        box?.registrar.willSet(subject, keyPath: keyPath())
     }
 
     @inlinable
-    public func didSet<Subject: Observable, Member>(_ subject: Subject, keyPath: KeyPath<Subject, Member>) {
-        box?.registrar.didSet(subject, keyPath: keyPath)
+    public func didSet<Subject: Observable, Member>(_ subject: Subject, keyPath: @autoclosure () -> KeyPath<Subject, Member>) {
+        box?.registrar.didSet(subject, keyPath: keyPath())
     }
 }
 

@@ -40,6 +40,18 @@ public class _StrataBackingStorage {
     }
 }
 
+/// The backing data a `@Model` class keeps (its `_$backingData`), made at its first use when
+/// the model has none yet. A fetched model's `init(backingData:)` sets it before anything is
+/// read, and a model made by the app gets one when its initialiser sets the first value: no
+/// model makes one only to have it replaced. Inlinable: every property access comes through.
+@inlinable
+public func _prepareBacking<Model: PersistentModel>(_ storage: inout _StrataBackingData<Model>?) -> _StrataBackingData<Model> {
+    if let backing = storage { return backing }
+    let backing = _StrataBackingData<Model>()
+    storage = backing
+    return backing
+}
+
 /// The backing data of Strata's models: the values a model holds before it is inserted, and
 /// after, the context's object of its row, which every property reads and writes.
 ///

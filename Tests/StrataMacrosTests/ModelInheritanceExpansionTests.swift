@@ -30,11 +30,11 @@ struct ModelInheritanceExpansionTests {
                 \#(persistedProperty("var name: String", key: "name"))
                     init(name: String) { self.name = name }
 
-                    @Transient private var _$backingData: SwiftData._StrataBackingData<Trip> = SwiftData._StrataBackingData<Trip>()
+                    @Transient @exclusivity(unchecked) private var _$backingData: SwiftData._StrataBackingData<Trip>?
 
                     public var persistentBackingData: any SwiftData.BackingData<Trip> {
                         get {
-                            _$backingData
+                            SwiftData._prepareBacking(&_$backingData)
                         }
                         set {
                             _$backingData = SwiftData._StrataBackingData<Trip>.adopting(newValue)
@@ -65,7 +65,7 @@ struct ModelInheritanceExpansionTests {
                     }
 
                     public func _$backingDataChain() -> [SwiftData._StrataBackingStorage] {
-                        [_$backingData]
+                        [SwiftData._prepareBacking(&_$backingData)]
                     }
                 }
 
@@ -84,11 +84,11 @@ struct ModelInheritanceExpansionTests {
             expandedSource: #"""
                 open class Item {
 
-                    @Transient private var _$backingData: SwiftData._StrataBackingData<Item> = SwiftData._StrataBackingData<Item>()
+                    @Transient @exclusivity(unchecked) private var _$backingData: SwiftData._StrataBackingData<Item>?
 
                     public var persistentBackingData: any SwiftData.BackingData<Item> {
                         get {
-                            _$backingData
+                            SwiftData._prepareBacking(&_$backingData)
                         }
                         set {
                             _$backingData = SwiftData._StrataBackingData<Item>.adopting(newValue)
@@ -116,7 +116,7 @@ struct ModelInheritanceExpansionTests {
                     }
 
                     open func _$backingDataChain() -> [SwiftData._StrataBackingStorage] {
-                        [_$backingData]
+                        [SwiftData._prepareBacking(&_$backingData)]
                     }
                 }
 
@@ -145,7 +145,7 @@ struct ModelInheritanceExpansionTests {
                         super.init(name: name)
                     }
 
-                    @Transient private var _$backingData: SwiftData._StrataBackingData<BusinessTrip> = SwiftData._StrataBackingData<BusinessTrip>()
+                    @Transient @exclusivity(unchecked) private var _$backingData: SwiftData._StrataBackingData<BusinessTrip>?
 
                     public override class var schemaMetadata: [SwiftData.Schema.PropertyMetadata] {
                         super.schemaMetadata + Self._$schemaMetadata(rootedAt: Self.self)
@@ -170,7 +170,7 @@ struct ModelInheritanceExpansionTests {
                     }
 
                     public override func _$backingDataChain() -> [SwiftData._StrataBackingStorage] {
-                        super._$backingDataChain() + [_$backingData]
+                        super._$backingDataChain() + [SwiftData._prepareBacking(&_$backingData)]
                     }
                 }
                 """#,
@@ -240,11 +240,11 @@ struct ModelConditionalExpansionTests {
                     var other: Int = 0
                     #endif
 
-                    @Transient private var _$backingData: SwiftData._StrataBackingData<Gadget> = SwiftData._StrataBackingData<Gadget>()
+                    @Transient @exclusivity(unchecked) private var _$backingData: SwiftData._StrataBackingData<Gadget>?
 
                     public var persistentBackingData: any SwiftData.BackingData<Gadget> {
                         get {
-                            _$backingData
+                            SwiftData._prepareBacking(&_$backingData)
                         }
                         set {
                             _$backingData = SwiftData._StrataBackingData<Gadget>.adopting(newValue)
@@ -307,11 +307,11 @@ struct ModelConditionalExpansionTests {
                     #Index<Badge>([\.code])
                     #endif
 
-                    @Transient private var _$backingData: SwiftData._StrataBackingData<Badge> = SwiftData._StrataBackingData<Badge>()
+                    @Transient @exclusivity(unchecked) private var _$backingData: SwiftData._StrataBackingData<Badge>?
 
                     public var persistentBackingData: any SwiftData.BackingData<Badge> {
                         get {
-                            _$backingData
+                            SwiftData._prepareBacking(&_$backingData)
                         }
                         set {
                             _$backingData = SwiftData._StrataBackingData<Badge>.adopting(newValue)

@@ -8,16 +8,16 @@ func persistedProperty(_ declaration: String, key: String, keyPath: String? = ni
             \(declaration) {
                 @storageRestrictions(accesses: _$backingData, initializes: _\(key))
                 init(initialValue) {
-                    _$backingData.setValue(initialValue, forKey: "\(key)")
+                    SwiftData._prepareBacking(&_$backingData).setValue(initialValue, forKey: "\(key)")
                     _\(key) = _SwiftDataNoType()
                 }
                 get {
                     _$observationRegistrar.access(self, keyPath: \\.\(path))
-                    return self._$backingData.getValue(forKey: "\(key)")
+                    return SwiftData._prepareBacking(&self._$backingData).getValue(forKey: "\(key)")
                 }
                 set {
                     _$observationRegistrar.withMutation(of: self, keyPath: \\.\(path)) {
-                        self._$backingData.setValue(newValue, forKey: "\(key)")
+                        SwiftData._prepareBacking(&self._$backingData).setValue(newValue, forKey: "\(key)")
                     }
                 }
             }
@@ -42,11 +42,11 @@ func modelMembers(
         : (["        ["] + metadata.map { "            \($0)," } + ["        ]"]).joined(separator: "\n")
     let initialisers = (keys.map { "        _\($0) = _SwiftDataNoType()\n" }).joined()
     return """
-            @Transient private var _$backingData: SwiftData._StrataBackingData<\(name)> = SwiftData._StrataBackingData<\(name)>()
+            @Transient @exclusivity(unchecked) private var _$backingData: SwiftData._StrataBackingData<\(name)>?
 
             public var persistentBackingData: any SwiftData.BackingData<\(name)> {
                 get {
-                    _$backingData
+                    SwiftData._prepareBacking(&_$backingData)
                 }
                 set {
                     _$backingData = SwiftData._StrataBackingData<\(name)>.adopting(newValue)
@@ -106,16 +106,16 @@ struct ModelMacroExpansionTests {
                     var name: String {
                         @storageRestrictions(accesses: _$backingData, initializes: _name)
                         init(initialValue) {
-                            _$backingData.setValue(initialValue, forKey: "name")
+                            SwiftData._prepareBacking(&_$backingData).setValue(initialValue, forKey: "name")
                             _name = _SwiftDataNoType()
                         }
                         get {
                             _$observationRegistrar.access(self, keyPath: \.name)
-                            return self._$backingData.getValue(forKey: "name")
+                            return SwiftData._prepareBacking(&self._$backingData).getValue(forKey: "name")
                         }
                         set {
                             _$observationRegistrar.withMutation(of: self, keyPath: \.name) {
-                                self._$backingData.setValue(newValue, forKey: "name")
+                                SwiftData._prepareBacking(&self._$backingData).setValue(newValue, forKey: "name")
                             }
                         }
                     }
@@ -124,16 +124,16 @@ struct ModelMacroExpansionTests {
                     var start: Date {
                         @storageRestrictions(accesses: _$backingData, initializes: _start)
                         init(initialValue) {
-                            _$backingData.setValue(initialValue, forKey: "start")
+                            SwiftData._prepareBacking(&_$backingData).setValue(initialValue, forKey: "start")
                             _start = _SwiftDataNoType()
                         }
                         get {
                             _$observationRegistrar.access(self, keyPath: \.start)
-                            return self._$backingData.getValue(forKey: "start")
+                            return SwiftData._prepareBacking(&self._$backingData).getValue(forKey: "start")
                         }
                         set {
                             _$observationRegistrar.withMutation(of: self, keyPath: \.start) {
-                                self._$backingData.setValue(newValue, forKey: "start")
+                                SwiftData._prepareBacking(&self._$backingData).setValue(newValue, forKey: "start")
                             }
                         }
                     }
@@ -143,16 +143,16 @@ struct ModelMacroExpansionTests {
                     var code: String? {
                         @storageRestrictions(accesses: _$backingData, initializes: _code)
                         init(initialValue) {
-                            _$backingData.setValue(initialValue, forKey: "code")
+                            SwiftData._prepareBacking(&_$backingData).setValue(initialValue, forKey: "code")
                             _code = _SwiftDataNoType()
                         }
                         get {
                             _$observationRegistrar.access(self, keyPath: \.code)
-                            return self._$backingData.getValue(forKey: "code")
+                            return SwiftData._prepareBacking(&self._$backingData).getValue(forKey: "code")
                         }
                         set {
                             _$observationRegistrar.withMutation(of: self, keyPath: \.code) {
-                                self._$backingData.setValue(newValue, forKey: "code")
+                                SwiftData._prepareBacking(&self._$backingData).setValue(newValue, forKey: "code")
                             }
                         }
                     }
@@ -162,16 +162,16 @@ struct ModelMacroExpansionTests {
                     var stops: [Stop] {
                         @storageRestrictions(accesses: _$backingData, initializes: _stops)
                         init(initialValue) {
-                            _$backingData.setValue(initialValue, forKey: "stops")
+                            SwiftData._prepareBacking(&_$backingData).setValue(initialValue, forKey: "stops")
                             _stops = _SwiftDataNoType()
                         }
                         get {
                             _$observationRegistrar.access(self, keyPath: \.stops)
-                            return self._$backingData.getValue(forKey: "stops")
+                            return SwiftData._prepareBacking(&self._$backingData).getValue(forKey: "stops")
                         }
                         set {
                             _$observationRegistrar.withMutation(of: self, keyPath: \.stops) {
-                                self._$backingData.setValue(newValue, forKey: "stops")
+                                SwiftData._prepareBacking(&self._$backingData).setValue(newValue, forKey: "stops")
                             }
                         }
                     }
@@ -182,11 +182,11 @@ struct ModelMacroExpansionTests {
                     static var shared = 1
                     init(name: String) { self.name = name }
 
-                    @Transient private var _$backingData: SwiftData._StrataBackingData<Trip> = SwiftData._StrataBackingData<Trip>()
+                    @Transient @exclusivity(unchecked) private var _$backingData: SwiftData._StrataBackingData<Trip>?
 
                     public var persistentBackingData: any SwiftData.BackingData<Trip> {
                         get {
-                            _$backingData
+                            SwiftData._prepareBacking(&_$backingData)
                         }
                         set {
                             _$backingData = SwiftData._StrataBackingData<Trip>.adopting(newValue)

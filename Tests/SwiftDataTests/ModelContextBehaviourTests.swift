@@ -198,4 +198,47 @@ struct ModelContextBehaviourTests {
         context.undoManager?.undo()
         #expect(try context.fetchCount(FetchDescriptor<Trip>(predicate: #Predicate { $0.name == "Added" })) == 0)
     }
+
+    @Test("a model the app holds stays the context's model of its row; models no one holds are let go, their changes kept")
+    func registryLetsUnheldModelsGo() throws {
+        let container = try ModelContainer(for: Trip.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let writer = ModelContext(container)
+        let names = (0..<3000).map { String(format: "trip %04d", $0) }
+        for name in names { writer.insert(Trip(name: name, destination: "x")) }
+        try writer.save()
+
+        let context = ModelContext(container)
+        func window(_ offset: Int) throws -> [Trip] {
+            var descriptor = FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.name)])
+            descriptor.fetchOffset = offset
+            descriptor.fetchLimit = 1000
+            return try context.fetch(descriptor)
+        }
+        // Made in a function of their own, so that no temporary of the test holds them.
+        func fetchFirst() throws -> (kept: Trip, unheld: WeakTrip, unheldChanged: WeakTrip) {
+            let first = try window(0)
+            first[2].destination = "changed, then dropped"
+            return (first[0], WeakTrip(first[1]), WeakTrip(first[2]))
+        }
+        let (kept, unheld, unheldChanged) = try fetchFirst()
+        #expect(unheld.model != nil, "until the registry is pruned")
+        for offset in [1000, 2000, 1000, 2000] { #expect(try window(offset).count == 1000) }
+        #expect(unheld.model == nil, "a model only the context held was let go")
+        #expect(unheldChanged.model == nil)
+        let again = try window(0)
+        #expect(again[0] === kept, "the model the app holds is the one fetched again")
+        #expect(again.map(\.name) == Array(names[0..<1000]))
+        #expect(again[2].destination == "changed, then dropped", "a dropped model's unsaved change lives in its row's object")
+        #expect(context.hasChanges)
+        try context.save()
+        let check = try ModelContext(container).fetch(
+            FetchDescriptor<Trip>(predicate: #Predicate { $0.destination != "x" }))
+        #expect(check.map(\.name) == [names[2]])
+    }
+}
+
+/// A model held weakly by a test.
+private final class WeakTrip {
+    weak var model: Trip?
+    init(_ model: Trip) { self.model = model }
 }
