@@ -26,14 +26,12 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
     private let strongContainer: ModelContainer?
     private weak var weakContainer: ModelContainer?
     let isMain: Bool
-    /// The context's models, by the identity of their objects. The references are strong, and
-    /// the models nothing else holds are dropped now and then (when the registry has grown to
-    /// twice what it held after the last time), so that a model no one holds is made again from
-    /// its object when next read: what weak references would do, without them. A weak reference
-    /// gives its model a side table (an allocation, and every later retain and release of the
-    /// model the slow way), and fetches register every model. Touched on the context's thread
-    /// only, so without run-time exclusivity checks.
-    @exclusivity(unchecked) private var registry: [ObjectIdentifier: AnyObject] = [:]
+    /// The context's models, by the identity of their objects (held weakly: a model no one
+    /// holds is made again from its object when next read). Weak, not strong and pruned as the
+    /// engine's registry is: a model holds its context (its backing data does), so a registry
+    /// holding models would keep a context the app let go alive through its own models. Touched
+    /// on the context's thread only, so without run-time exclusivity checks.
+    @exclusivity(unchecked) private var registry: [ObjectIdentifier: WeakModel] = [:]
     @exclusivity(unchecked) private var registryLimit = 1024
     /// The model class of each entity this context has made models for, by the entity's
     /// identity (asked once per fetched row: cheaper than the schema's types by name).
@@ -194,7 +192,7 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
         models.reserveCapacity(objects.count)
         reserveRegistry(objects.count)
         for object in objects {
-            if let existing = registry[ObjectIdentifier(object)] {
+            if let existing = registry[ObjectIdentifier(object)]?.object {
                 if let model = existing as? T { models.append(model) }
             } else if let entity, object.entity === entity {
                 let model = make(T.self, object)
@@ -283,13 +281,13 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
 
     /// The context's model of an object, made (and registered) when it has none.
     func model<T: PersistentModel>(for object: NSManagedObject, as type: T.Type) -> T? {
-        if let existing = registry[ObjectIdentifier(object)] { return existing as? T }
+        if let existing = registry[ObjectIdentifier(object)]?.object { return existing as? T }
         return anyModel(for: object) as? T
     }
 
     private func anyModel(for object: NSManagedObject) -> (any PersistentModel)? {
         let key = ObjectIdentifier(object)
-        if let model = registry[key] as? any PersistentModel { return model }
+        if let model = registry[key]?.model { return model }
         guard let type = modelType(of: object.entity) else { return nil }
         let model = make(type, object)
         register(model, for: object)
@@ -311,7 +309,7 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
 
     private func register(_ model: any PersistentModel, for object: NSManagedObject) {
         if registry.count >= registryLimit { pruneRegistry() }
-        registry[ObjectIdentifier(object)] = model
+        registry[ObjectIdentifier(object)] = WeakModel(model)
     }
 
     /// Makes room for `count` more models (a fetch's), pruning first when they would pass
@@ -324,15 +322,7 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
     /// Forgets the models no one holds any longer; the limit becomes twice what is left
     /// (with `reserving` more).
     private func pruneRegistry(reserving count: Int = 0) {
-        // Each model's reference count is read in the registry's own storage (a copy of a
-        // reference would count itself); the dictionary's indices hold no reference to it.
-        var unheld: [ObjectIdentifier] = []
-        var index = registry.startIndex
-        while index != registry.endIndex {
-            if isKnownUniquelyReferenced(&registry.values[index]) { unheld.append(registry.keys[index]) }
-            registry.formIndex(after: &index)
-        }
-        for key in unheld { registry.removeValue(forKey: key) }
+        registry = registry.filter { $0.value.object != nil }
         registryLimit = max(1024, (registry.count + count) * 2)
     }
 
@@ -467,4 +457,11 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
         }
         return request
     }
+}
+
+/// A model held weakly (a value in the registry: no object of its own).
+struct WeakModel {
+    weak var object: AnyObject?
+    init(_ model: any PersistentModel) { object = model }
+    var model: (any PersistentModel)? { object as? any PersistentModel }
 }

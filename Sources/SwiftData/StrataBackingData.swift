@@ -78,9 +78,12 @@ public final class _StrataBackingData<Model: PersistentModel>: _StrataBackingSto
     /// The backing data of a subclass's own properties, from the backing data its
     /// `init(backingData:)` was given (made for the model's class, or for its root class):
     /// the same when it is of this class, else one of the same row.
+    /// (The class is final, so the test is of the exact class: cheaper than a cast from the
+    /// existential, which goes through the runtime's general casting.)
     @inlinable
     public static func adopting<Other>(inherited backingData: any BackingData<Other>) -> _StrataBackingData<Model> {
-        if let same = backingData as? _StrataBackingData<Model> { return same }
+        let object: AnyObject = backingData
+        if type(of: object) == _StrataBackingData<Model>.self { return unsafeDowncast(object, to: _StrataBackingData<Model>.self) }
         return _StrataBackingData<Model>(sharing: backingData)
     }
 
