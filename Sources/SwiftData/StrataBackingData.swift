@@ -83,7 +83,9 @@ public final class _StrataBackingData<Model: PersistentModel>: _StrataBackingSto
     @inlinable
     public static func adopting<Other>(inherited backingData: any BackingData<Other>) -> _StrataBackingData<Model> {
         let object: AnyObject = backingData
-        if type(of: object) == _StrataBackingData<Model>.self { return unsafeDowncast(object, to: _StrataBackingData<Model>.self) }
+        if type(of: object) == _StrataBackingData<Model>.self {
+            return unsafeDowncast(object, to: _StrataBackingData<Model>.self)
+        }
         return _StrataBackingData<Model>(sharing: backingData)
     }
 

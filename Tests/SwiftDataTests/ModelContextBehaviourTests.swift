@@ -264,7 +264,8 @@ extension ModelContextBehaviourTests {
         #expect(trip.name == "Faro")
         trip.destination = "Algarve"
         try #require(trip.modelContext).save()
-        #expect(try ModelContext(container).fetch(FetchDescriptor<Trip>(predicate: #Predicate { $0.destination == "Algarve" })).count == 1)
+        let algarve = FetchDescriptor<Trip>(predicate: #Predicate { $0.destination == "Algarve" })
+        #expect(try ModelContext(container).fetchCount(algarve) == 1)
     }
 }
 
