@@ -73,7 +73,10 @@ extension PersistentModel {
     /// class's backing data where one of its own class is expected. (A class conforming by
     /// hand with backing data of its own gets an empty one, as before it is inserted.)
     var _strataBacking: _StrataBackingStorage {
-        (persistentBackingData as? _StrataBackingStorage) ?? _StrataBackingData<Self>()
+        // A class cast of the reference (the runtime's class cast), not of the existential
+        // (its general cast, several times dearer).
+        let backing: AnyObject = persistentBackingData
+        return (backing as? _StrataBackingStorage) ?? _StrataBackingData<Self>()
     }
 
     /// `persistentModelID` in a predicate stands for the model (its row).

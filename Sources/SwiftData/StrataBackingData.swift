@@ -310,6 +310,10 @@ struct _PendingValues {
     }
 
     @usableFromInline var entries: [Entry] = []
+    /// The entries' keys, in the same order: what a lookup compares, so that it copies no
+    /// entry (each holds its value as an existential, which a copy retains or copies through
+    /// its value witnesses; an initialiser setting ten properties made 45 such copies).
+    @usableFromInline var keys: [String] = []
 
     @inlinable
     init() {}
@@ -318,25 +322,41 @@ struct _PendingValues {
     var isEmpty: Bool { entries.isEmpty }
 
     @inlinable
+    func index(of key: String) -> Int? {
+        var index = 0
+        while index < keys.count {
+            if keys[index] == key { return index }
+            index += 1
+        }
+        return nil
+    }
+
+    @inlinable
     mutating func set(_ value: any _PendingValue, forKey key: String, isAttribute: Bool) {
-        if let index = entries.firstIndex(where: { $0.key == key }) {
+        if let index = index(of: key) {
             entries[index].value = value
             entries[index].isAttribute = isAttribute
             return
         }
         // Room for a model's values at the first, so that the list is not grown at each
         // doubling while an initialiser sets them one by one.
-        if entries.isEmpty { entries.reserveCapacity(16) }
+        if entries.isEmpty {
+            entries.reserveCapacity(16)
+            keys.reserveCapacity(16)
+        }
         entries.append(Entry(key: key, value: value, isAttribute: isAttribute))
+        keys.append(key)
     }
 
     @inlinable
     mutating func remove(_ key: String) {
-        if let index = entries.firstIndex(where: { $0.key == key }) { entries.remove(at: index) }
+        guard let index = index(of: key) else { return }
+        entries.remove(at: index)
+        keys.remove(at: index)
     }
 
     func value(forKey key: String) -> (any _PendingValue)? {
-        entries.first { $0.key == key }?.value
+        index(of: key).map { entries[$0].value }
     }
 
     /// An attribute's value to keep: a value of a type the store keeps as it is (exactly that
