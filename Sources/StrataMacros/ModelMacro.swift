@@ -87,6 +87,13 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
                 }
                 """,
                 DeclSyntax(rootInitializer),
+                // The model of a fetched row, made where the class is known: a context's generic
+                // code would look the backing data's generic class up for each model.
+                """
+                public static func _$model(object: AnyObject, context: SwiftData.ModelContext) -> \(className) {
+                    \(className)(backingData: \(backingType)._fetched(object: object, context: context))
+                }
+                """,
                 registrar,
                 """
                 public static var _$constraints: SwiftData._ModelConstraints {

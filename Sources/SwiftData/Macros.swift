@@ -33,7 +33,7 @@
     member, conformances: PersistentModel,
     names: named(_$backingData), named(persistentBackingData), named(schemaMetadata),
     named(init(backingData:)), named(_$observationRegistrar), named(_$constraints), named(_$RootModel),
-    named(_$schemaMetadata), named(_$backingDataChain))
+    named(_$schemaMetadata), named(_$backingDataChain), named(_$model))
 @attached(memberAttribute)
 @attached(extension, conformances: PersistentModel, Observable)
 public macro Model() = #externalMacro(module: "StrataMacros", type: "ModelMacro")

@@ -304,7 +304,7 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
     }
 
     private func make<T: PersistentModel>(_ type: T.Type, _ object: NSManagedObject) -> T {
-        T(backingData: _StrataBackingData<T>(object: object, context: self))
+        T._$model(object: object, context: self)
     }
 
     private func register(_ model: any PersistentModel, for object: NSManagedObject) {

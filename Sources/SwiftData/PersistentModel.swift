@@ -28,12 +28,21 @@ public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable, 
     /// The backing data of each class of the model's hierarchy, its root class's first
     /// (written by `@Model` for classes that may have subclasses; a final class has one).
     func _$backingDataChain() -> [_StrataBackingStorage]
+
+    /// A model of a fetched row's object in a context (written by `@Model` for final classes,
+    /// where the backing data's class is known when the model is compiled; others make theirs
+    /// through `init(backingData:)` here).
+    static func _$model(object: AnyObject, context: ModelContext) -> Self
 }
 
 extension PersistentModel {
     public static var _$constraints: _ModelConstraints { _ModelConstraints() }
 
     public func _$backingDataChain() -> [_StrataBackingStorage] { [_strataBacking] }
+
+    public static func _$model(object: AnyObject, context: ModelContext) -> Self {
+        Self(backingData: _StrataBackingData<Self>._fetched(object: object, context: context))
+    }
 
     /// The model's identifier: temporary until its context first saves it, then the row's.
     public var persistentModelID: PersistentIdentifier {

@@ -89,6 +89,12 @@ public final class _StrataBackingData<Model: PersistentModel>: _StrataBackingSto
         return _StrataBackingData<Model>(sharing: backingData)
     }
 
+    /// The backing data of a fetched row's object (an `NSManagedObject`) in a context.
+    @inlinable
+    public static func _fetched(object: AnyObject, context: ModelContext) -> _StrataBackingData<Model> {
+        _StrataBackingData<Model>(object: object as? NSManagedObject, context: context)
+    }
+
     /// A backing data of the same row (and context) as another class's, or an empty one when
     /// it is not Strata's.
     @usableFromInline

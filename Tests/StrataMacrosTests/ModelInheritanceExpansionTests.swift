@@ -272,6 +272,10 @@ struct ModelConditionalExpansionTests {
                         self._$backingData = SwiftData._StrataBackingData<Gadget>.adopting(backingData)
                     }
 
+                    public static func _$model(object: AnyObject, context: SwiftData.ModelContext) -> Gadget {
+                        Gadget(backingData: SwiftData._StrataBackingData<Gadget>._fetched(object: object, context: context))
+                    }
+
                     @Transient @exclusivity(unchecked) private var _$observationRegistrar = SwiftData._ModelObservationRegistrar()
 
                     public static var _$constraints: SwiftData._ModelConstraints {
@@ -324,6 +328,10 @@ struct ModelConditionalExpansionTests {
 
                     public required init(backingData: any SwiftData.BackingData<Badge>) {
                         self._$backingData = SwiftData._StrataBackingData<Badge>.adopting(backingData)
+                    }
+
+                    public static func _$model(object: AnyObject, context: SwiftData.ModelContext) -> Badge {
+                        Badge(backingData: SwiftData._StrataBackingData<Badge>._fetched(object: object, context: context))
                     }
 
                     @Transient @exclusivity(unchecked) private var _$observationRegistrar = SwiftData._ModelObservationRegistrar()

@@ -61,6 +61,10 @@ func modelMembers(
         \(initialisers)        self._$backingData = SwiftData._StrataBackingData<\(name)>.adopting(backingData)
             }
 
+            public static func _$model(object: AnyObject, context: SwiftData.ModelContext) -> \(name) {
+                \(name)(backingData: SwiftData._StrataBackingData<\(name)>._fetched(object: object, context: context))
+            }
+
             @Transient @exclusivity(unchecked) private var _$observationRegistrar = SwiftData._ModelObservationRegistrar()
 
             public static var _$constraints: SwiftData._ModelConstraints {
@@ -208,6 +212,10 @@ struct ModelMacroExpansionTests {
                         _code = _SwiftDataNoType()
                         _stops = _SwiftDataNoType()
                         self._$backingData = SwiftData._StrataBackingData<Trip>.adopting(backingData)
+                    }
+
+                    public static func _$model(object: AnyObject, context: SwiftData.ModelContext) -> Trip {
+                        Trip(backingData: SwiftData._StrataBackingData<Trip>._fetched(object: object, context: context))
                     }
 
                     @Transient @exclusivity(unchecked) private var _$observationRegistrar = SwiftData._ModelObservationRegistrar()
