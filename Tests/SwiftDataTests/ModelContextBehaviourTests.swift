@@ -269,6 +269,28 @@ extension ModelContextBehaviourTests {
     }
 }
 
+extension ModelContextBehaviourTests {
+    @Test("values set, set again and cleared before insertion read back and save as last set")
+    func valuesBeforeInsertion() throws {
+        let trip = Trip(name: "First", destination: "A", code: "c1")
+        trip.destination = "B"
+        trip.code = nil
+        trip.name = "Second"
+        #expect(trip.code == nil && trip.name == "Second" && trip.destination == "B")
+        trip.code = "c2"
+        trip.destination = "C"
+        trip.code = nil
+        trip.code = "c3"
+        #expect(trip.name == "Second" && trip.destination == "C" && trip.code == "c3")
+        let container = try ModelContainer(for: Trip.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = ModelContext(container)
+        context.insert(trip)
+        try context.save()
+        let saved = try ModelContext(container).fetch(FetchDescriptor<Trip>())
+        #expect(saved.map { [$0.name, $0.destination, $0.code ?? "nil"] } == [["Second", "C", "c3"]])
+    }
+}
+
 /// A context held weakly by a test.
 private final class WeakContext {
     weak var context: ModelContext?
