@@ -26,13 +26,9 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
     private let strongContainer: ModelContainer?
     private weak var weakContainer: ModelContainer?
     let isMain: Bool
-    /// The context's models, by the identity of their objects (held weakly: a model no one
-    /// holds is made again from its object when next read). Weak, not strong and pruned as the
-    /// engine's registry is: a model holds its context (its backing data does), so a registry
-    /// holding models would keep a context the app let go alive through its own models. Touched
-    /// on the context's thread only, so without run-time exclusivity checks.
-    @exclusivity(unchecked) private var registry: [ObjectIdentifier: WeakModel] = [:]
-    @exclusivity(unchecked) private var registryLimit = 1024
+    /// The context's models, by their objects (weakly; see `ModelRegistry`). Touched on the
+    /// context's thread only, so without run-time exclusivity checks.
+    @exclusivity(unchecked) private var registry = ModelRegistry()
     /// The model class of each entity this context has made models for, by the entity's
     /// identity (asked once per fetched row: cheaper than the schema's types by name).
     private var modelTypes: [ObjectIdentifier: any PersistentModel.Type] = [:]
@@ -190,9 +186,9 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
     ) -> [T] {
         var models: [T] = []
         models.reserveCapacity(objects.count)
-        reserveRegistry(objects.count)
+        registry.reserve(objects.count)
         for object in objects {
-            if let existing = registry[ObjectIdentifier(object)]?.object {
+            if let existing = registry.model(for: object) {
                 if let model = existing as? T { models.append(model) }
             } else if let entity, object.entity === entity {
                 let model = make(T.self, object)
@@ -281,13 +277,11 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
 
     /// The context's model of an object, made (and registered) when it has none.
     func model<T: PersistentModel>(for object: NSManagedObject, as type: T.Type) -> T? {
-        if let existing = registry[ObjectIdentifier(object)]?.object { return existing as? T }
-        return anyModel(for: object) as? T
+        anyModel(for: object) as? T
     }
 
     private func anyModel(for object: NSManagedObject) -> (any PersistentModel)? {
-        let key = ObjectIdentifier(object)
-        if let model = registry[key]?.model { return model }
+        if let model = registry.model(for: object) { return model }
         guard let type = modelType(of: object.entity) else { return nil }
         let model = make(type, object)
         register(model, for: object)
@@ -308,22 +302,7 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
     }
 
     private func register(_ model: any PersistentModel, for object: NSManagedObject) {
-        if registry.count >= registryLimit { pruneRegistry() }
-        registry[ObjectIdentifier(object)] = WeakModel(model)
-    }
-
-    /// Makes room for `count` more models (a fetch's), pruning first when they would pass
-    /// the limit, so that the registry grows once rather than at each doubling.
-    private func reserveRegistry(_ count: Int) {
-        if registry.count + count > registryLimit { pruneRegistry(reserving: count) }
-        registry.reserveCapacity(registry.count + count)
-    }
-
-    /// Forgets the models no one holds any longer; the limit becomes twice what is left
-    /// (with `reserving` more).
-    private func pruneRegistry(reserving count: Int = 0) {
-        registry = registry.filter { $0.value.object != nil }
-        registryLimit = max(1024, (registry.count + count) * 2)
+        registry.register(model, for: object)
     }
 
     private func models(of objects: Set<NSManagedObject>) -> [any PersistentModel] {
@@ -336,15 +315,31 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
         let backing = model._strataBacking
         if let object = backing.object {
             if backing.context === self { return object }
-            return managed.object(with: object.objectID)
+            if backing.context != nil || object.managedObjectContext != nil {
+                return managed.object(with: object.objectID)
+            }
+            // A model whose insertion was rolled back: its object, which kept its values, is
+            // inserted again.
+            managed.insert(object)
+            attach(model, to: object)
+            return object
         }
         // The model's own class (a subclass's model may be handed over as its root class).
         let modelType = type(of: model) as any PersistentModel.Type
-        let info = ModelTypeInfo.of(modelType)
         guard let entity = entity(of: modelType) else {
             preconditionFailure("\(modelType) is not a model of this container's schema")
         }
         let object = NSManagedObject(entity: entity, insertInto: managed)
+        attach(model, to: object)
+        return object
+    }
+
+    /// Makes the object of a model just inserted into this context the model's (each class's
+    /// backing data of a subclass's model), and writes to it the values the model was given
+    /// while it had none (relationships too, for a model rolled back and inserted again).
+    private func attach<T: PersistentModel>(_ model: T, to object: NSManagedObject) {
+        let backing = model._strataBacking
+        let info = ModelTypeInfo.of(type(of: model) as any PersistentModel.Type)
         var pending = backing.pending.entries
         backing.pending = _PendingValues()
         backing.object = object
@@ -379,7 +374,6 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
                 continue
             }
         }
-        return object
     }
 
     /// The entity of a model class in the container's schema.
@@ -392,10 +386,12 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
         return entity
     }
 
-    /// A model whose insertion was rolled back: it holds its values again, in no context.
+    /// A model whose insertion was rolled back: in no context, it keeps its object (which the
+    /// rollback left with the values it had), so that it reads as it did and can be inserted
+    /// again; the context forgets it.
     private func detach(_ model: some PersistentModel) {
         for storage in model._$backingDataChain() {
-            storage.object = nil
+            if let object = storage.object { registry.remove(object) }
             storage.context = nil
         }
     }
@@ -457,11 +453,4 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
         }
         return request
     }
-}
-
-/// A model held weakly (a value in the registry: no object of its own).
-struct WeakModel {
-    weak var object: AnyObject?
-    init(_ model: any PersistentModel) { object = model }
-    var model: (any PersistentModel)? { object as? any PersistentModel }
 }

@@ -235,9 +235,12 @@ public final class _StrataBackingData<Model: PersistentModel>: _StrataBackingSto
         _setToMany(value ?? [], forKey: key)
     }
 
+    // A model with an object but no context (its insertion was rolled back) keeps the
+    // relationships set since in its pending values, as a model never inserted does.
+
     func _toOne<Value: PersistentModel>(forKey key: String) -> Value? {
-        guard let object else { return _pendingValue(forKey: key) }
-        guard let context, let related: NSManagedObject = object._managedValue(forKey: key) else { return nil }
+        guard let object, let context else { return _pendingValue(forKey: key) }
+        guard let related: NSManagedObject = object._managedValue(forKey: key) else { return nil }
         return context.model(for: related, as: Value.self)
     }
 
@@ -249,13 +252,13 @@ public final class _StrataBackingData<Model: PersistentModel>: _StrataBackingSto
     }
 
     func _toMany<Value: PersistentModel>(forKey key: String) -> [Value] {
-        guard let object else { return _pendingValue(forKey: key) ?? [] }
-        guard let context, let members: [NSManagedObject] = object._managedValue(forKey: key) else { return [] }
+        guard let object, let context else { return _pendingValue(forKey: key) ?? [] }
+        guard let members: [NSManagedObject] = object._managedValue(forKey: key) else { return [] }
         return members.compactMap { context.model(for: $0, as: Value.self) }
     }
 
     func _optionalToMany<Value: PersistentModel>(forKey key: String) -> [Value]? {
-        guard object != nil else { return _pendingValue(forKey: key) }
+        guard object != nil, context != nil else { return _pendingValue(forKey: key) }
         let models: [Value] = _toMany(forKey: key)
         return models
     }

@@ -291,6 +291,45 @@ extension ModelContextBehaviourTests {
     }
 }
 
+extension ModelContextBehaviourTests {
+    @Test("a model whose insertion was rolled back is never taken for the model of a row fetched later")
+    func rolledBackModelsStayApart() throws {
+        let container = try ModelContainer(for: Trip.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let writer = ModelContext(container)
+        let names = (0..<300).map { String(format: "saved %03d", $0) }
+        for name in names { writer.insert(Trip(name: name, destination: "kept")) }
+        try writer.save()
+
+        let context = ModelContext(container)
+        // Rounds of inserts rolled back, each followed by a fetch: the rolled-back rows' objects
+        // are let go, and the fetch's new objects are made in the memory they had.
+        for round in 0..<5 {
+            let unsaved = (0..<300).map { Trip(name: "unsaved \(round) \($0)", destination: "dropped") }
+            for trip in unsaved { context.insert(trip) }
+            context.rollback()
+            #expect(unsaved.allSatisfy { $0.modelContext == nil }, "a rolled-back model is in no context")
+            let fetched = try context.fetch(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.name)]))
+            let unsavedIDs = Set(unsaved.map(ObjectIdentifier.init))
+            #expect(fetched.filter { unsavedIDs.contains(ObjectIdentifier($0)) }.isEmpty, "round \(round)")
+            #expect(fetched.map(\.name) == names)
+            #expect(fetched.allSatisfy { $0.modelContext === context && $0.destination == "kept" })
+            #expect(unsaved.map(\.destination) == Array(repeating: "dropped", count: 300), "rolled back, a model keeps its values")
+            #expect(unsaved.map(\.name) == (0..<300).map { "unsaved \(round) \($0)" })
+        }
+        // A rolled-back model inserted again is saved with its values, set before and after.
+        let again = Trip(name: "inserted again", destination: "first")
+        context.insert(again)
+        context.rollback()
+        again.destination = "second"
+        context.insert(again)
+        #expect(again.modelContext === context && context.hasChanges)
+        try context.save()
+        let saved = try ModelContext(container).fetch(FetchDescriptor<Trip>(predicate: #Predicate { $0.name == "inserted again" }))
+        #expect(saved.map(\.destination) == ["second"])
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<Trip>()) == 301)
+    }
+}
+
 /// A context held weakly by a test.
 private final class WeakContext {
     weak var context: ModelContext?
