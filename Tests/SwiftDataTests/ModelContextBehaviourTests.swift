@@ -313,7 +313,8 @@ extension ModelContextBehaviourTests {
             #expect(fetched.filter { unsavedIDs.contains(ObjectIdentifier($0)) }.isEmpty, "round \(round)")
             #expect(fetched.map(\.name) == names)
             #expect(fetched.allSatisfy { $0.modelContext === context && $0.destination == "kept" })
-            #expect(unsaved.map(\.destination) == Array(repeating: "dropped", count: 300), "rolled back, a model keeps its values")
+            #expect(
+                unsaved.map(\.destination) == Array(repeating: "dropped", count: 300), "rolled back, a model keeps its values")
             #expect(unsaved.map(\.name) == (0..<300).map { "unsaved \(round) \($0)" })
         }
         // A rolled-back model inserted again is saved with its values, set before and after.
@@ -324,7 +325,8 @@ extension ModelContextBehaviourTests {
         context.insert(again)
         #expect(again.modelContext === context && context.hasChanges)
         try context.save()
-        let saved = try ModelContext(container).fetch(FetchDescriptor<Trip>(predicate: #Predicate { $0.name == "inserted again" }))
+        let saved = try ModelContext(container).fetch(
+            FetchDescriptor<Trip>(predicate: #Predicate { $0.name == "inserted again" }))
         #expect(saved.map(\.destination) == ["second"])
         #expect(try ModelContext(container).fetchCount(FetchDescriptor<Trip>()) == 301)
     }
