@@ -16,6 +16,18 @@ struct PersistedProperty {
     /// The `@Attribute` or `@Relationship` the property is marked with, if any.
     let marker: SchemaMarker?
 
+    /// Whether the declared type is an optional (`T?`, `T!`, `Optional<T>`), which a property
+    /// without an initial value starts as nil in every initialiser.
+    var isOptional: Bool {
+        guard let type else { return false }
+        if type.is(OptionalTypeSyntax.self) || type.is(ImplicitlyUnwrappedOptionalTypeSyntax.self) { return true }
+        if let named = type.as(IdentifierTypeSyntax.self) { return named.name.text == "Optional" }
+        if let member = type.as(MemberTypeSyntax.self) {
+            return member.name.text == "Optional" && member.baseType.trimmedDescription == "Swift"
+        }
+        return false
+    }
+
     /// The stored property the macros add beside the persisted one (`_name`).
     var storageName: TokenSyntax { .identifier("_" + key) }
 

@@ -14,16 +14,22 @@ import SwiftSyntaxMacros
 ///     }
 ///     get {
 ///         _$observationRegistrar.access(self, keyPath: \.name)
-///         return SwiftData._prepareBacking(&self._$backingData).getValue(forKey: "name")
+///         return SwiftData._withBacking(&self._$backingData) { $0.getValue(forKey: "name") }
 ///     }
 ///     set {
 ///         _$observationRegistrar.withMutation(of: self, keyPath: \.name) {
-///             SwiftData._prepareBacking(&self._$backingData).setValue(newValue, forKey: "name")
+///             SwiftData._withBacking(&self._$backingData) { $0.setValue(newValue, forKey: "name") }
 ///         }
 ///     }
 /// }
 /// @Transient private var _name: _SwiftDataNoType
 /// ```
+///
+/// The init accessor of an optional property (`String?`, `String!`, `Optional<String>`) sets
+/// nil only when the model has backing data already: every initialiser sets such a property
+/// to nil first, `init(backingData:)` of a fetched model included, and a backing data made for
+/// that alone would be replaced at once (an allocation and a release for each fetched row).
+/// Nil set with no values set before is nothing to record.
 ///
 /// The key is the property's name without backticks. The peer `_name` is the storage the
 /// init accessor initialises, so that definite initialisation sees the property set. On a
@@ -37,24 +43,35 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
         guard let property = ModelMember(declaration).persisted else { return [] }
         let key = StringLiteralExprSyntax(content: property.key)
         let storage = property.storageName
-        return [
+        let initialiser: AccessorDeclSyntax =
+            property.isOptional
+            ? """
+            @storageRestrictions(accesses: _$backingData, initializes: \(storage))
+            init(initialValue) {
+                \(storage) = _SwiftDataNoType()
+                if initialValue == nil, _$backingData == nil { return }
+                SwiftData._prepareBacking(&_$backingData).setValue(initialValue, forKey: \(key))
+            }
             """
+            : """
             @storageRestrictions(accesses: _$backingData, initializes: \(storage))
             init(initialValue) {
                 SwiftData._prepareBacking(&_$backingData).setValue(initialValue, forKey: \(key))
                 \(storage) = _SwiftDataNoType()
             }
-            """,
+            """
+        return [
+            initialiser,
             """
             get {
                 _$observationRegistrar.access(self, keyPath: \\.\(property.name))
-                return SwiftData._prepareBacking(&self._$backingData).getValue(forKey: \(key))
+                return SwiftData._withBacking(&self._$backingData) { $0.getValue(forKey: \(key)) }
             }
             """,
             """
             set {
                 _$observationRegistrar.withMutation(of: self, keyPath: \\.\(property.name)) {
-                    SwiftData._prepareBacking(&self._$backingData).setValue(newValue, forKey: \(key))
+                    SwiftData._withBacking(&self._$backingData) { $0.setValue(newValue, forKey: \(key)) }
                 }
             }
             """,

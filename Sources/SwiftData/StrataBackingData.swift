@@ -20,6 +20,14 @@ public class _StrataBackingStorage {
     @exclusivity(unchecked) @usableFromInline final var context: ModelContext?
     /// The values set before insertion (models as models).
     @exclusivity(unchecked) @usableFromInline final var pending = _PendingValues()
+    /// The object, for a read or write that ends before anything could replace it (the backing
+    /// data holds it meanwhile): an unretained reference, so that the access does not retain
+    /// and release it.
+    @inlinable
+    final var _unretainedObject: Unmanaged<NSManagedObject>? {
+        guard let object else { return nil }
+        return Unmanaged.passUnretained(object)
+    }
     /// The token of the identifier of a model no context holds yet.
     @usableFromInline final var unsavedToken: UUID?
 
@@ -50,6 +58,19 @@ public func _prepareBacking<Model: PersistentModel>(_ storage: inout _StrataBack
     let backing = _StrataBackingData<Model>()
     storage = backing
     return backing
+}
+
+/// Runs `body` with a model's backing data (made if the model has none yet), without retaining
+/// it: the model holds it for as long as the accessor that calls this runs (only
+/// `persistentBackingData`'s setter replaces it). What every property read and write of a
+/// `@Model` class comes through, so that neither pays for a retain and a release.
+@inlinable
+public func _withBacking<Model: PersistentModel, Result>(
+    _ storage: inout _StrataBackingData<Model>?, _ body: (_StrataBackingData<Model>) throws -> Result
+) rethrows -> Result {
+    // The temporary `_prepareBacking` returns ends with this statement, not after `body`.
+    let backing = Unmanaged.passUnretained(_prepareBacking(&storage))
+    return try backing._withUnsafeGuaranteedRef(body)
 }
 
 /// The backing data of Strata's models: the values a model holds before it is inserted, and
@@ -121,7 +142,9 @@ public final class _StrataBackingData<Model: PersistentModel>: _StrataBackingSto
     /// An optional attribute.
     @inlinable
     public func getValue<Value: Codable>(forKey key: String) -> Value? {
-        if let object, ModelValues.isStoredAsIs(Value.self) { return object._managedValue(forKey: key) }
+        if ModelValues.isStoredAsIs(Value.self), let object = _unretainedObject {
+            return object._withUnsafeGuaranteedRef { $0._managedValue(forKey: key) }
+        }
         return _optionalValue(forKey: key)
     }
 
@@ -130,7 +153,9 @@ public final class _StrataBackingData<Model: PersistentModel>: _StrataBackingSto
     @inlinable
     @_disfavoredOverload
     public func getValue<Value: Codable>(forKey key: String) -> Value {
-        if let object, ModelValues.isStoredAsIs(Value.self), let value: Value = object._managedValue(forKey: key) {
+        if ModelValues.isStoredAsIs(Value.self), let object = _unretainedObject,
+            let value: Value = object._withUnsafeGuaranteedRef({ $0._managedValue(forKey: key) })
+        {
             return value
         }
         return _nonOptionalValue(forKey: key)
@@ -139,7 +164,7 @@ public final class _StrataBackingData<Model: PersistentModel>: _StrataBackingSto
     /// Sets an attribute (nil clears it).
     @inlinable
     public func setValue<Value: Codable>(_ value: Value?, forKey key: String) {
-        guard let object else {
+        guard let object = _unretainedObject else {
             // An optional property's implicit initial value (nil) is set this way in every
             // initialiser, `init(backingData:)` included, before any value was: nothing to clear.
             guard let value else {
@@ -150,7 +175,7 @@ public final class _StrataBackingData<Model: PersistentModel>: _StrataBackingSto
             return
         }
         if ModelValues.isStoredAsIs(Value.self) {
-            object._setManagedValue(value, forKey: key)
+            object._withUnsafeGuaranteedRef { $0._setManagedValue(value, forKey: key) }
             context?.noteChange()
             return
         }

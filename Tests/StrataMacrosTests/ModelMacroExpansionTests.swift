@@ -2,22 +2,40 @@ import Testing
 
 /// The accessors `@_PersistedProperty` gives a property, and its peer, as they appear in a
 /// class body: `declaration` (`var name: String`) keyed by `key`, stored in `_storage`.
+/// An optional property's (`String?`, `Person!`) init accessor records nil only once the model
+/// has backing data.
 func persistedProperty(_ declaration: String, key: String, keyPath: String? = nil) -> String {
     let path = keyPath ?? key
+    let initialValue =
+        declaration.hasSuffix("?") || declaration.hasSuffix("!")
+        ? """
+                    _\(key) = _SwiftDataNoType()
+                    if initialValue == nil, _$backingData == nil {
+                        return
+                    }
+                    SwiftData._prepareBacking(&_$backingData).setValue(initialValue, forKey: "\(key)")
+        """
+        : """
+                    SwiftData._prepareBacking(&_$backingData).setValue(initialValue, forKey: "\(key)")
+                    _\(key) = _SwiftDataNoType()
+        """
     return """
             \(declaration) {
                 @storageRestrictions(accesses: _$backingData, initializes: _\(key))
                 init(initialValue) {
-                    SwiftData._prepareBacking(&_$backingData).setValue(initialValue, forKey: "\(key)")
-                    _\(key) = _SwiftDataNoType()
+        \(initialValue)
                 }
                 get {
                     _$observationRegistrar.access(self, keyPath: \\.\(path))
-                    return SwiftData._prepareBacking(&self._$backingData).getValue(forKey: "\(key)")
+                    return SwiftData._withBacking(&self._$backingData) {
+                        $0.getValue(forKey: "\(key)")
+                    }
                 }
                 set {
                     _$observationRegistrar.withMutation(of: self, keyPath: \\.\(path)) {
-                        SwiftData._prepareBacking(&self._$backingData).setValue(newValue, forKey: "\(key)")
+                        SwiftData._withBacking(&self._$backingData) {
+                            $0.setValue(newValue, forKey: "\(key)")
+                        }
                     }
                 }
             }
@@ -115,11 +133,15 @@ struct ModelMacroExpansionTests {
                         }
                         get {
                             _$observationRegistrar.access(self, keyPath: \.name)
-                            return SwiftData._prepareBacking(&self._$backingData).getValue(forKey: "name")
+                            return SwiftData._withBacking(&self._$backingData) {
+                                $0.getValue(forKey: "name")
+                            }
                         }
                         set {
                             _$observationRegistrar.withMutation(of: self, keyPath: \.name) {
-                                SwiftData._prepareBacking(&self._$backingData).setValue(newValue, forKey: "name")
+                                SwiftData._withBacking(&self._$backingData) {
+                                    $0.setValue(newValue, forKey: "name")
+                                }
                             }
                         }
                     }
@@ -133,11 +155,15 @@ struct ModelMacroExpansionTests {
                         }
                         get {
                             _$observationRegistrar.access(self, keyPath: \.start)
-                            return SwiftData._prepareBacking(&self._$backingData).getValue(forKey: "start")
+                            return SwiftData._withBacking(&self._$backingData) {
+                                $0.getValue(forKey: "start")
+                            }
                         }
                         set {
                             _$observationRegistrar.withMutation(of: self, keyPath: \.start) {
-                                SwiftData._prepareBacking(&self._$backingData).setValue(newValue, forKey: "start")
+                                SwiftData._withBacking(&self._$backingData) {
+                                    $0.setValue(newValue, forKey: "start")
+                                }
                             }
                         }
                     }
@@ -147,16 +173,23 @@ struct ModelMacroExpansionTests {
                     var code: String? {
                         @storageRestrictions(accesses: _$backingData, initializes: _code)
                         init(initialValue) {
-                            SwiftData._prepareBacking(&_$backingData).setValue(initialValue, forKey: "code")
                             _code = _SwiftDataNoType()
+                            if initialValue == nil, _$backingData == nil {
+                                return
+                            }
+                            SwiftData._prepareBacking(&_$backingData).setValue(initialValue, forKey: "code")
                         }
                         get {
                             _$observationRegistrar.access(self, keyPath: \.code)
-                            return SwiftData._prepareBacking(&self._$backingData).getValue(forKey: "code")
+                            return SwiftData._withBacking(&self._$backingData) {
+                                $0.getValue(forKey: "code")
+                            }
                         }
                         set {
                             _$observationRegistrar.withMutation(of: self, keyPath: \.code) {
-                                SwiftData._prepareBacking(&self._$backingData).setValue(newValue, forKey: "code")
+                                SwiftData._withBacking(&self._$backingData) {
+                                    $0.setValue(newValue, forKey: "code")
+                                }
                             }
                         }
                     }
@@ -171,11 +204,15 @@ struct ModelMacroExpansionTests {
                         }
                         get {
                             _$observationRegistrar.access(self, keyPath: \.stops)
-                            return SwiftData._prepareBacking(&self._$backingData).getValue(forKey: "stops")
+                            return SwiftData._withBacking(&self._$backingData) {
+                                $0.getValue(forKey: "stops")
+                            }
                         }
                         set {
                             _$observationRegistrar.withMutation(of: self, keyPath: \.stops) {
-                                SwiftData._prepareBacking(&self._$backingData).setValue(newValue, forKey: "stops")
+                                SwiftData._withBacking(&self._$backingData) {
+                                    $0.setValue(newValue, forKey: "stops")
+                                }
                             }
                         }
                     }
