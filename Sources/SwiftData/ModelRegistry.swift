@@ -52,7 +52,7 @@ struct ModelRegistry {
 
     /// Registers the model for the object, in place of any entry the object's address had.
     mutating func register(_ model: any PersistentModel, for object: NSManagedObject) {
-        if (used + 1) * 2 > slots.count { rebuild(adding: 1) }
+        if (used + 1) * 4 > slots.count * 3 { rebuild(adding: 1) }
         let key = UInt(bitPattern: ObjectIdentifier(object))
         let mask = slots.count - 1
         var index = home(of: key)
@@ -97,15 +97,15 @@ struct ModelRegistry {
     /// Makes room for `count` more entries (a fetch's), so that the table is rebuilt once
     /// rather than several times while the fetch's models are registered.
     mutating func reserve(_ count: Int) {
-        if (used + count) * 2 > slots.count { rebuild(adding: count) }
+        if (used + count) * 4 > slots.count * 3 { rebuild(adding: count) }
     }
 
     /// Rebuilds the table with the entries whose models are alive, room for `count` more, and
-    /// at most half of it used.
+    /// at most two thirds of it used (each slot costs its making: it holds a weak reference).
     private mutating func rebuild(adding count: Int) {
         let live = slots.filter { $0.key > Self.removed && $0.model != nil }
         var capacity = 16
-        while capacity < (live.count + count) * 2 { capacity *= 2 }
+        while capacity * 2 < (live.count + count) * 3 { capacity *= 2 }
         slots = Array(repeating: Slot(), count: capacity)
         shift = UInt(UInt.bitWidth - capacity.trailingZeroBitCount)
         used = 0

@@ -20,49 +20,59 @@ import Synchronization
 public enum _ObservationTrackingProbe {
     /// Whether the reads on this thread are being tracked now (always true if the probe does
     /// not work with this toolchain's Observation).
-    public static func isTracking() -> Bool {
-        let probe = Probe.shared
-        return probe.works ? probe.read() : true
-    }
+    public static func isTracking() -> Bool { Probe.shared.isTracking() }
 
     /// Whether the probe tells tracked reads from others on this toolchain (checked once).
     public static var isAvailable: Bool { Probe.shared.works }
 
-    /// The probe's parts, made together (one lazy global to reach at each read).
+    /// The probe's parts, made together (one lazy global to reach at each read). The
+    /// registrar, of a type whose layout is only known at run time, is kept in a box of its
+    /// own, so that this class's layout is fixed and each part is one load away.
     private final class Probe: Sendable {
         static let shared = Probe()
 
-        let registrar = ObservationRegistrar()
-        let subject = Subject()
-        let counter = Counter()
-        nonisolated(unsafe) let keyPath: KeyPath<Subject, Int>
         /// Whether a read under a tracking moves the count. (A probe that counted untracked
         /// reads too would only make registrars nobody needs; one that missed a tracked read
         /// would lose observers, so that is what is checked. The check may itself run under an
         /// app's tracking, so it does not ask for an uncounted read.)
         let works: Bool
+        let counter: Counter
+        let subject: Subject
+        nonisolated(unsafe) let keyPath: KeyPath<Subject, Int>
+        let box: RegistrarBox
 
         init() {
+            let counter = Counter()
+            let subject = Subject()
+            let box = RegistrarBox()
             let keyPath = \Subject.[Mark(counter: counter)]
-            self.keyPath = keyPath
-            let (registrar, subject, counter) = (registrar, subject, counter)
             var counted = false
             withObservationTracking {
-                counted = Self.read(registrar, subject, keyPath, counter)
+                counted = Self.read(box, subject, keyPath, counter)
             } onChange: {
             }
+            self.counter = counter
+            self.subject = subject
+            self.keyPath = keyPath
+            self.box = box
             works = counted
         }
 
-        func read() -> Bool { Self.read(registrar, subject, keyPath, counter) }
+        @inline(__always)
+        func isTracking() -> Bool { works ? Self.read(box, subject, keyPath, counter) : true }
 
+        @inline(__always)
         private static func read(
-            _ registrar: ObservationRegistrar, _ subject: Subject, _ keyPath: KeyPath<Subject, Int>, _ counter: Counter
+            _ box: RegistrarBox, _ subject: Subject, _ keyPath: KeyPath<Subject, Int>, _ counter: Counter
         ) -> Bool {
             let before = counter.count.load(ordering: .relaxed)
-            registrar.access(subject, keyPath: keyPath)
+            box.registrar.access(subject, keyPath: keyPath)
             return counter.count.load(ordering: .relaxed) != before
         }
+    }
+
+    private final class RegistrarBox: Sendable {
+        let registrar = ObservationRegistrar()
     }
 
     private final class Subject: Observable, Sendable {
