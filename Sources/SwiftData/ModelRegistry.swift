@@ -102,20 +102,30 @@ struct ModelRegistry {
 
     /// Rebuilds the table with the entries whose models are alive, room for `count` more, and
     /// at most two thirds of it used (each slot costs its making: it holds a weak reference).
+    /// Each entry's weak reference is read once, to see whether its model is alive, and the live
+    /// ones are moved (swapped), not copied: a copy and the original's release would each touch
+    /// the model's side table again, a cache miss apiece in a registry of many models.
     private mutating func rebuild(adding count: Int) {
-        let live = slots.filter { $0.key > Self.removed && $0.model != nil }
+        var old: [Slot] = []
+        swap(&old, &slots)
+        var live = 0
+        for index in old.indices where old[index].key > Self.removed {
+            if old[index].model == nil {
+                old[index].key = Self.removed
+            } else {
+                live += 1
+            }
+        }
         var capacity = 16
-        while capacity * 2 < (live.count + count) * 3 { capacity *= 2 }
+        while capacity * 2 < (live + count) * 3 { capacity *= 2 }
         slots = Array(repeating: Slot(), count: capacity)
         shift = UInt(UInt.bitWidth - capacity.trailingZeroBitCount)
-        used = 0
+        used = live
         let mask = capacity - 1
-        for entry in live {
-            var index = home(of: entry.key)
+        for source in old.indices where old[source].key > Self.removed {
+            var index = home(of: old[source].key)
             while slots[index].key != Self.empty { index = (index + 1) & mask }
-            slots[index].key = entry.key
-            slots[index].model = entry.model
-            used += 1
+            swap(&slots[index], &old[source])
         }
     }
 }
