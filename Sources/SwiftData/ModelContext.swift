@@ -319,8 +319,12 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
                 return managed.object(with: object.objectID)
             }
             // A model whose insertion was rolled back: its object, which kept its values, is
-            // inserted again.
+            // inserted again. Its relationships still name the objects they named before the
+            // rollback (which took them back on those objects' side), perhaps of another
+            // context: it is inserted without them, as the model read them while it was in no
+            // context (none), and with those set since.
             managed.insert(object)
+            for name in object.entity.relationshipsByName.keys { object.setPrimitiveValue(nil, forKey: name) }
             attach(model, to: object)
             return object
         }

@@ -332,6 +332,50 @@ extension ModelContextBehaviourTests {
     }
 }
 
+extension ModelContextBehaviourTests {
+    @Test("a rolled-back model linked to a saved row is inserted again without its old link, and can be linked anew")
+    func rolledBackModelWithRelationship() throws {
+        let container = try ModelContainer(
+            for: Trip.self, BucketListItem.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let writer = ModelContext(container)
+        writer.insert(Trip(name: "Lisbon", destination: "PT"))
+        writer.insert(Trip(name: "Porto", destination: "PT"))
+        try writer.save()
+        let byName = FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.name)])
+
+        let first = ModelContext(container)
+        let lisbon = try #require(try first.fetch(byName).first)
+        let item = BucketListItem(title: "Tram 28")
+        first.insert(item)
+        item.trip = lisbon
+        #expect(lisbon.bucketList.map(\.title) == ["Tram 28"])
+        first.rollback()
+        #expect(item.modelContext == nil && item.title == "Tram 28")
+        #expect(item.trip == nil, "in no context, a rolled-back model has no related models")
+        #expect(lisbon.bucketList.isEmpty, "the rollback took the link back on the saved side")
+
+        // Inserted again into another context: its values, not the link it had in the first.
+        let second = ModelContext(container)
+        second.insert(item)
+        try second.save()
+        func stored() throws -> (items: [String?], lists: [[String]]) {
+            let check = ModelContext(container)
+            return (
+                try check.fetch(FetchDescriptor<BucketListItem>()).map { $0.trip?.name },
+                try check.fetch(byName).map { $0.bucketList.map(\.title) }
+            )
+        }
+        var saved = try stored()
+        #expect(saved.items == [nil] && saved.lists == [[], []])
+
+        // Linked there to that context's model of the row, both sides agree.
+        item.trip = try #require(try second.fetch(byName).last)
+        try second.save()
+        saved = try stored()
+        #expect(saved.items == ["Porto"] && saved.lists == [[], ["Tram 28"]])
+    }
+}
+
 /// A context held weakly by a test.
 private final class WeakContext {
     weak var context: ModelContext?
