@@ -64,6 +64,11 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
         managed.persistentStoreCoordinator = container.persistentContainer.persistentStoreCoordinator
         // `@Attribute(.unique)`: inserting a model whose unique values a row has updates the row.
         managed.mergePolicy = NSMergeByPropertyObjectTrumpMergePolicy
+        // A context the app makes is used on its owner's thread or actor, outside the Core Data
+        // context's blocks: the saves of other contexts are merged as its next operation starts
+        // (`entered`), not on the Core Data context's queue while the owner reads its models.
+        // The main context's queue is the main actor's, its owner.
+        managed.automaticMergesWaitForBlocks = !isMain
         managed.automaticallyMergesChangesFromParent = true
         autosaveEnabled = isMain
     }
@@ -71,10 +76,17 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
     public static func == (lhs: ModelContext, rhs: ModelContext) -> Bool { lhs === rhs }
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 
+    /// Runs the body as a block of the Core Data context (on the calling thread, serialised with
+    /// the context's other work), after merging the saves of other contexts that reached it
+    /// since its last operation. What every operation that touches the Core Data context does.
+    private func entered<Result>(_ body: () throws -> Result) rethrows -> Result {
+        try managed.performAndWait(body)
+    }
+
     // MARK: Changes
 
     /// Whether the context holds changes not yet saved.
-    public var hasChanges: Bool { managed.hasChanges }
+    public var hasChanges: Bool { entered { managed.hasChanges } }
 
     /// The author recorded with the context's saves in the history (`transactionAuthor`).
     public var author: String? {
@@ -87,14 +99,14 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
         set { managed.undoManager = newValue }
     }
 
-    public var insertedModelsArray: [any PersistentModel] { models(of: managed.insertedObjects) }
-    public var changedModelsArray: [any PersistentModel] { models(of: managed.updatedObjects) }
-    public var deletedModelsArray: [any PersistentModel] { models(of: managed.deletedObjects) }
+    public var insertedModelsArray: [any PersistentModel] { entered { models(of: managed.insertedObjects) } }
+    public var changedModelsArray: [any PersistentModel] { entered { models(of: managed.updatedObjects) } }
+    public var deletedModelsArray: [any PersistentModel] { entered { models(of: managed.deletedObjects) } }
 
     /// Inserts a model (and the models its relationships reach that no context holds yet).
     /// A model already in this context is left as it is.
     public func insert<T: PersistentModel>(_ model: T) {
-        _ = insertedObject(of: model)
+        entered { _ = insertedObject(of: model) }
         noteChange()
     }
 
@@ -103,12 +115,13 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
     public func delete<T: PersistentModel>(_ model: T) {
         let backing = model._strataBacking
         guard let object = backing.object else { return }
-        guard backing.context === self else {
-            if let own = try? managed.existingObject(with: object.objectID) { managed.delete(own) }
-            noteChange()
-            return
+        entered {
+            if backing.context === self {
+                managed.delete(object)
+            } else if let own = try? managed.existingObject(with: object.objectID) {
+                managed.delete(own)
+            }
         }
-        managed.delete(object)
         noteChange()
     }
 
@@ -122,14 +135,20 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
         descriptor.includePendingChanges = true
         let request = try fetchRequest(descriptor)
         request.includesSubentities = includeSubclasses
-        for object in try managed.fetch(request) {
-            managed.delete(object)
+        try entered {
+            for object in try managed.fetch(request) {
+                managed.delete(object)
+            }
         }
         noteChange()
     }
 
     /// Saves the context's changes to its stores, posting `willSave` and `didSave`.
     public func save() throws {
+        try entered { try saveEntered() }
+    }
+
+    private func saveEntered() throws {
         autosaveScheduled = false
         guard managed.hasChanges else { return }
         NotificationCenter.default.post(name: Self.willSave, object: self)
@@ -148,9 +167,11 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
     /// Discards the changes not yet saved: models inserted since are forgotten, changed ones
     /// read their saved values again.
     public func rollback() {
-        managed.rollback()
-        for (_, model) in insertedModels { detach(model) }
-        insertedModels.removeAll()
+        entered {
+            managed.rollback()
+            for (_, model) in insertedModels { detach(model) }
+            insertedModels.removeAll()
+        }
         autosaveScheduled = false
     }
 
@@ -161,13 +182,13 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
     }
 
     /// Brings pending changes into the context's change lists (done at each save and fetch).
-    public func processPendingChanges() { managed.processPendingChanges() }
+    public func processPendingChanges() { entered { managed.processPendingChanges() } }
 
     // MARK: Fetching
 
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
         let request = try fetchRequest(descriptor)
-        return models(of: try managed.fetch(request), entity: entity(of: T.self), as: T.self)
+        return try entered { models(of: try managed.fetch(request), entity: entity(of: T.self), as: T.self) }
     }
 
     /// The models of the descriptor in batches of `batchSize`: only those of a batch are in
@@ -175,7 +196,7 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, batchSize: Int) throws -> [T] {
         let request = try fetchRequest(descriptor)
         request.fetchBatchSize = batchSize
-        return models(of: try managed.fetch(request), entity: entity(of: T.self), as: T.self)
+        return try entered { models(of: try managed.fetch(request), entity: entity(of: T.self), as: T.self) }
     }
 
     /// The context's models of fetched objects, made for those that have none. The objects of
@@ -202,13 +223,14 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
     }
 
     public func fetchCount<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Int {
-        try managed.count(for: try fetchRequest(descriptor))
+        let request = try fetchRequest(descriptor)
+        return try entered { try managed.count(for: request) }
     }
 
     public func fetchIdentifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [PersistentIdentifier] {
         let request = try fetchRequest(descriptor, of: NSManagedObjectID.self)
         request.resultType = .managedObjectIDResultType
-        let ids = try managed.fetch(request)
+        let ids = try entered { try managed.fetch(request) }
         return ids.map(PersistentIdentifier.init)
     }
 
@@ -243,7 +265,7 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
     /// The model of an identifier: the registered one, or one made for the row (a fault,
     /// filled when first read).
     public func model(for persistentModelID: PersistentIdentifier) -> any PersistentModel {
-        if let object = object(for: persistentModelID), let model = anyModel(for: object) { return model }
+        if let model = entered({ object(for: persistentModelID).flatMap(anyModel(for:)) }) { return model }
         // An identifier of another store (or made up) whose entity the schema has: a model of
         // that class holding no values and in no context, rather than a stop.
         if let type = container.schema.types[persistentModelID.entityName] { return Self.detached(type) }
@@ -256,7 +278,9 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
 
     /// The model of an identifier if the context holds it already, else nil.
     public func registeredModel<T: PersistentModel>(for persistentModelID: PersistentIdentifier) -> T? {
-        guard let objectID = objectID(for: persistentModelID), let object = managed.registeredObject(for: objectID) else {
+        guard let objectID = objectID(for: persistentModelID),
+            let object = entered({ managed.registeredObject(for: objectID) })
+        else {
             return nil
         }
         return model(for: object, as: T.self)

@@ -376,6 +376,29 @@ extension ModelContextBehaviourTests {
     }
 }
 
+extension ModelContextBehaviourTests {
+    @Test("another context's save reaches a context the app made at its next operation, never behind its owner's back")
+    func mergesWaitForTheNextOperation() throws {
+        let container = try ModelContainer(for: Trip.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let writer = ModelContext(container)
+        writer.insert(Trip(name: "Faro", destination: "before"))
+        try writer.save()
+
+        let reader = ModelContext(container)
+        let trip = try #require(try reader.fetch(FetchDescriptor<Trip>()).first)
+        #expect(trip.destination == "before")
+        let written = try #require(try writer.fetch(FetchDescriptor<Trip>()).first)
+        written.destination = "after"
+        try writer.save()
+        // The reader's models are its owner's: nothing changes them on another thread (its Core
+        // Data context's queue used to merge the save there, racing the owner's reads).
+        Thread.sleep(forTimeInterval: 0.2)
+        #expect(trip.destination == "before")
+        #expect(try reader.fetchCount(FetchDescriptor<Trip>()) == 1)
+        #expect(trip.destination == "after", "merged as the reader's next operation started")
+    }
+}
+
 /// A context held weakly by a test.
 private final class WeakContext {
     weak var context: ModelContext?

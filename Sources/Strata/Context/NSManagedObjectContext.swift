@@ -128,6 +128,12 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     open var automaticallyMergesChangesFromParent = false {
         didSet { updateAutomaticMerging() }
     }
+    /// Whether automatic merges wait for the context's next block (`performAndWait` or
+    /// `perform`, which merge what is waiting as they start) instead of being scheduled on
+    /// its queue: for a context used from one thread of its owner's outside of blocks (a
+    /// SwiftData `ModelContext`'s), whose queue must then run nothing meanwhile. Set before
+    /// `automaticallyMergesChangesFromParent`.
+    package var automaticMergesWaitForBlocks = false
     var mergeObserver: (any NSObjectProtocol)?
     /// Saves of the parent (or siblings) waiting to be merged by the next block of this context.
     let waitingMerges = Protected([SavedObjectIDs]())
