@@ -68,7 +68,7 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
         // context's blocks: the saves of other contexts are merged as its next operation starts
         // (`entered`), not on the Core Data context's queue while the owner reads its models.
         // The main context's queue is the main actor's, its owner.
-        managed.automaticMergesWaitForBlocks = !isMain
+        managed._automaticMergesWaitForBlocks = !isMain
         managed.automaticallyMergesChangesFromParent = true
         autosaveEnabled = isMain
     }

@@ -119,7 +119,7 @@ extension NSManagedObjectContext {
             // runs on the context's queue, would find the merge queued ahead of it).
             let changes = SavedObjectIDs(notification.userInfo ?? [:])
             self.waitingMerges.withLock { $0.append(changes) }
-            if !self.automaticMergesWaitForBlocks { self.perform { self.mergeWaitingSaves() } }
+            if !self._automaticMergesWaitForBlocks { self.perform { self.mergeWaitingSaves() } }
         }
     }
 

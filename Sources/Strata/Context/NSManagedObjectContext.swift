@@ -133,7 +133,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// its queue: for a context used from one thread of its owner's outside of blocks (a
     /// SwiftData `ModelContext`'s), whose queue must then run nothing meanwhile. Set before
     /// `automaticallyMergesChangesFromParent`.
-    package var automaticMergesWaitForBlocks = false
+    public var _automaticMergesWaitForBlocks = false
     var mergeObserver: (any NSObjectProtocol)?
     /// Saves of the parent (or siblings) waiting to be merged by the next block of this context.
     let waitingMerges = Protected([SavedObjectIDs]())
