@@ -33,26 +33,29 @@ struct ModelRegistry {
         Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> shift)
     }
 
-    /// The model registered for the object, if it is alive and still the object's.
-    func model(for object: NSManagedObject) -> (any PersistentModel)? {
+    /// The slot holding the object's address, if the table has it.
+    private func slot(of object: NSManagedObject) -> Int? {
         guard used > 0 else { return nil }
         let key = UInt(bitPattern: ObjectIdentifier(object))
         let mask = slots.count - 1
         var index = home(of: key)
         while true {
             let current = slots[index].key
-            if current == key {
-                guard let model = slots[index].model else { return nil }
-                return model._strataBacking.object === object ? model : nil
-            }
+            if current == key { return index }
             if current == Self.empty { return nil }
             index = (index + 1) & mask
         }
     }
 
+    /// The model registered for the object, if it is alive and still the object's.
+    func model(for object: NSManagedObject) -> (any PersistentModel)? {
+        guard let index = slot(of: object), let model = slots[index].model else { return nil }
+        return model._strataBacking.object === object ? model : nil
+    }
+
     /// Registers the model for the object, in place of any entry the object's address had.
     mutating func register(_ model: any PersistentModel, for object: NSManagedObject) {
-        if (used + 1) * 4 > slots.count * 3 { rebuild(adding: 1) }
+        reserve(1)
         let key = UInt(bitPattern: ObjectIdentifier(object))
         let mask = slots.count - 1
         var index = home(of: key)
@@ -78,20 +81,9 @@ struct ModelRegistry {
 
     /// Forgets the entry of the object's address, if any.
     mutating func remove(_ object: NSManagedObject) {
-        guard used > 0 else { return }
-        let key = UInt(bitPattern: ObjectIdentifier(object))
-        let mask = slots.count - 1
-        var index = home(of: key)
-        while true {
-            let current = slots[index].key
-            if current == key {
-                slots[index].key = Self.removed
-                slots[index].model = nil
-                return
-            }
-            if current == Self.empty { return }
-            index = (index + 1) & mask
-        }
+        guard let index = slot(of: object) else { return }
+        slots[index].key = Self.removed
+        slots[index].model = nil
     }
 
     /// Makes room for `count` more entries (a fetch's), so that the table is rebuilt once
