@@ -15,6 +15,8 @@ public final class DefaultSerialModelExecutor: SerialModelExecutor, @unchecked S
 
     public init(modelContext: ModelContext) {
         self.modelContext = modelContext
+        // The context's autosave runs here, between the actor's jobs.
+        modelContext.ownerQueue = queue
     }
 
     public func enqueue(_ job: consuming ExecutorJob) {

@@ -37,6 +37,12 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
     /// Models inserted since the last save, held until it (with their transient values).
     private var insertedModels: [ObjectIdentifier: any PersistentModel] = [:]
     private var autosaveScheduled = false
+    /// Whether the autosave scheduled waits for the context's next operation (a context used
+    /// on a thread of the app's own, where nothing else runs between the owner's calls).
+    private var autosaveAtNextOperation = false
+    /// The queue of the model actor whose executor holds this context: where its autosave runs,
+    /// after the actor's work of the moment (set by `DefaultSerialModelExecutor`).
+    var ownerQueue: DispatchQueue?
 
     /// Whether the context saves by itself after changes: on by default for the main context
     /// (at the end of the main actor's turn in which the change was made), off for others.
@@ -79,8 +85,14 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
     /// Runs the body as a block of the Core Data context (on the calling thread, serialised with
     /// the context's other work), after merging the saves of other contexts that reached it
     /// since its last operation. What every operation that touches the Core Data context does.
-    private func entered<Result>(_ body: () throws -> Result) rethrows -> Result {
-        try managed.performAndWait(body)
+    ///
+    /// An operation that reads or changes the context's models (`autosaving`) first saves the
+    /// changes an autosave waits to save (see `noteChange()`).
+    private func entered<Result>(autosaving: Bool = false, _ body: () throws -> Result) rethrows -> Result {
+        try managed.performAndWait {
+            if autosaving, autosaveAtNextOperation { autosaveEntered() }
+            return try body()
+        }
     }
 
     // MARK: Changes
@@ -106,7 +118,7 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
     /// Inserts a model (and the models its relationships reach that no context holds yet).
     /// A model already in this context is left as it is.
     public func insert<T: PersistentModel>(_ model: T) {
-        entered { _ = insertedObject(of: model) }
+        entered(autosaving: true) { _ = insertedObject(of: model) }
         noteChange()
     }
 
@@ -115,7 +127,7 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
     public func delete<T: PersistentModel>(_ model: T) {
         let backing = model._strataBacking
         guard let object = backing.object else { return }
-        entered {
+        entered(autosaving: true) {
             if backing.context === self {
                 managed.delete(object)
             } else if let own = try? managed.existingObject(with: object.objectID) {
@@ -135,7 +147,7 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
         descriptor.includePendingChanges = true
         let request = try fetchRequest(descriptor)
         request.includesSubentities = includeSubclasses
-        try entered {
+        try entered(autosaving: true) {
             for object in try managed.fetch(request) {
                 managed.delete(object)
             }
@@ -150,6 +162,7 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
 
     private func saveEntered() throws {
         autosaveScheduled = false
+        autosaveAtNextOperation = false
         guard managed.hasChanges else { return }
         NotificationCenter.default.post(name: Self.willSave, object: self)
         let inserted = managed.insertedObjects
@@ -173,6 +186,7 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
             insertedModels.removeAll()
         }
         autosaveScheduled = false
+        autosaveAtNextOperation = false
     }
 
     /// Runs the block, then saves what it changed (one save).
@@ -188,7 +202,9 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
 
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
         let request = try fetchRequest(descriptor)
-        return try entered { models(of: try managed.fetch(request), entity: entity(of: T.self), as: T.self) }
+        return try entered(autosaving: true) {
+            models(of: try managed.fetch(request), entity: entity(of: T.self), as: T.self)
+        }
     }
 
     /// The models of the descriptor in batches of `batchSize`: only those of a batch are in
@@ -196,7 +212,9 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, batchSize: Int) throws -> [T] {
         let request = try fetchRequest(descriptor)
         request.fetchBatchSize = batchSize
-        return try entered { models(of: try managed.fetch(request), entity: entity(of: T.self), as: T.self) }
+        return try entered(autosaving: true) {
+            models(of: try managed.fetch(request), entity: entity(of: T.self), as: T.self)
+        }
     }
 
     /// The context's models of fetched objects, made for those that have none. The objects of
@@ -224,13 +242,13 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
 
     public func fetchCount<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Int {
         let request = try fetchRequest(descriptor)
-        return try entered { try managed.count(for: request) }
+        return try entered(autosaving: true) { try managed.count(for: request) }
     }
 
     public func fetchIdentifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [PersistentIdentifier] {
         let request = try fetchRequest(descriptor, of: NSManagedObjectID.self)
         request.resultType = .managedObjectIDResultType
-        let ids = try entered { try managed.fetch(request) }
+        let ids = try entered(autosaving: true) { try managed.fetch(request) }
         return ids.map(PersistentIdentifier.init)
     }
 
@@ -265,7 +283,9 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
     /// The model of an identifier: the registered one, or one made for the row (a fault,
     /// filled when first read).
     public func model(for persistentModelID: PersistentIdentifier) -> any PersistentModel {
-        if let model = entered({ object(for: persistentModelID).flatMap(anyModel(for:)) }) { return model }
+        if let model = entered(autosaving: true, { object(for: persistentModelID).flatMap(anyModel(for:)) }) {
+            return model
+        }
         // An identifier of another store (or made up) whose entity the schema has: a model of
         // that class holding no values and in no context, rather than a stop.
         if let type = container.schema.types[persistentModelID.entityName] { return Self.detached(type) }
@@ -424,24 +444,54 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
         }
     }
 
-    /// Notes a change, for autosave.
+    /// Notes a change, for autosave: the context saves after the work of the moment of its
+    /// owner, on the owner's thread, never beside it. The main context (and another used on the
+    /// main actor) saves at the end of the main actor's turn; a model actor's, after the
+    /// actor's job of the moment; a context used on a thread of the app's own, where nothing
+    /// runs between its owner's calls, at the start of its next operation that reads or
+    /// changes models (or an explicit `save()`).
     @usableFromInline
     func noteChange() {
         guard autosaveEnabled, !autosaveScheduled else { return }
         autosaveScheduled = true
-        if isMain {
+        if let ownerQueue, !isMain {
+            ownerQueue.async { [weak self] in self?.autosave() }
+        } else if isMain || MainQueue.isCurrent {
             DispatchQueue.main.async { [weak self] in
                 MainActor.assumeIsolated { self?.autosave() }
             }
         } else {
-            managed.perform { [weak self] in self?.autosave() }
+            autosaveAtNextOperation = true
         }
     }
 
+    /// Whether the caller runs in a block of the main queue (the main actor's jobs are): what
+    /// runs such blocks next. (`Thread.isMainThread` answers for the thread that first used
+    /// Foundation, which need not be the main one, and a main thread that runs no main queue
+    /// would never run the autosave.)
+    private enum MainQueue {
+        static let key: DispatchSpecificKey<Bool> = {
+            let key = DispatchSpecificKey<Bool>()
+            DispatchQueue.main.setSpecific(key: key, value: true)
+            return key
+        }()
+
+        static var isCurrent: Bool { DispatchQueue.getSpecific(key: key) == true }
+    }
+
     private func autosave() {
-        guard autosaveScheduled, autosaveEnabled else { return }
+        guard autosaveScheduled else { return }
+        entered { autosaveEntered() }
+    }
+
+    private func autosaveEntered() {
+        autosaveAtNextOperation = false
+        guard autosaveScheduled, autosaveEnabled else {
+            autosaveScheduled = false
+            return
+        }
         do {
-            try save()
+            try saveEntered()
         } catch {
             // As Apple's autosave: the changes stay in the context for an explicit save to report.
             autosaveScheduled = false

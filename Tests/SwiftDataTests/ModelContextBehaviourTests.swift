@@ -41,6 +41,61 @@ struct ModelContextBehaviourTests {
         #expect(manual.hasChanges, "autosave is off for contexts made by the app")
     }
 
+    @Test("a model actor's context with autosave on saves after the actor's job, on the actor's queue")
+    func autosaveOnAModelActor() async throws {
+        let container = try container()
+        let actor = AutosavingImporter(modelContainer: container)
+        let unsavedDuringTheJob = try await actor.insert(["One", "Two"])
+        #expect(unsavedDuringTheJob == 0, "not saved while the job runs")
+        let reader = ModelContext(container)
+        for _ in 0..<100 where try reader.fetchCount(FetchDescriptor<Trip>()) < 2 {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(try reader.fetchCount(FetchDescriptor<Trip>()) == 2)
+        #expect(try await actor.hasChanges() == false)
+    }
+
+    @Test("a context used on a thread of its own with autosave on saves at its next operation, never beside its owner")
+    func autosaveAtTheNextOperation() async throws {
+        let container = try container()
+        let results = try await Task.detached {
+            let context = ModelContext(container)
+            context.autosaveEnabled = true
+            let reader = ModelContext(container)
+            let trip = Trip(name: "Deferred", destination: "x")
+            context.insert(trip)
+            trip.destination = "y"
+            usleep(50_000)
+            // Nothing ran beside the owner: the change is still the context's own.
+            let before = (try reader.fetchCount(FetchDescriptor<Trip>()), context.hasChanges)
+            // Its next operation saves first.
+            let fetched = try context.fetch(FetchDescriptor<Trip>()).map(\.destination)
+            let after = (try reader.fetchCount(FetchDescriptor<Trip>()), context.hasChanges)
+            return (before.0, before.1, fetched, after.0, after.1)
+        }.value
+        #expect(results.0 == 0)
+        #expect(results.1)
+        #expect(results.2 == ["y"])
+        #expect(results.3 == 1)
+        #expect(!results.4)
+    }
+
+    @Test("a context made by the app and used on the main actor autosaves at the end of the turn when asked to")
+    @MainActor
+    func autosaveOnTheMainActor() async throws {
+        let container = try container()
+        let context = ModelContext(container)
+        context.autosaveEnabled = true
+        context.insert(Trip(name: "Main", destination: "x"))
+        let reader = ModelContext(container)
+        #expect(try reader.fetchCount(FetchDescriptor<Trip>()) == 0, "not saved within the turn")
+        for _ in 0..<100 where context.hasChanges {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(!context.hasChanges)
+        #expect(try reader.fetchCount(FetchDescriptor<Trip>()) == 1)
+    }
+
     @Test("willSave and didSave carry the context and the saved identifiers")
     func notifications() throws {
         let container = try container()
@@ -409,4 +464,18 @@ private final class WeakContext {
 private final class WeakTrip {
     weak var model: Trip?
     init(_ model: Trip) { self.model = model }
+}
+
+/// A model actor whose context autosaves.
+@ModelActor
+actor AutosavingImporter {
+    /// Inserts trips with autosave on; answers how many rows another context sees meanwhile.
+    func insert(_ names: [String]) throws -> Int {
+        modelContext.autosaveEnabled = true
+        for name in names { modelContext.insert(Trip(name: name, destination: "x")) }
+        Thread.sleep(forTimeInterval: 0.05)
+        return try ModelContext(modelContainer).fetchCount(FetchDescriptor<Trip>())
+    }
+
+    func hasChanges() -> Bool { modelContext.hasChanges }
 }
