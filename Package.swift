@@ -28,7 +28,10 @@ import PackageDescription
         .target(name: "CloudKit", dependencies: ["Strata", "StrataSyncProtocol"]),
         // `import SwiftData` where Apple's is absent: `@Model` classes, `ModelContainer` and
         // `ModelContext` over Strata's engine and store files (one engine, two APIs).
-        .target(name: "SwiftData", dependencies: ["Strata", "StrataMacros"]),
+        .target(name: "SwiftData", dependencies: ["Strata", "StrataMacros", "CStrataRuntime"]),
+        // The one entry point of the Swift runtime SwiftData's registry of models calls
+        // (`swift_tryRetain`, what loading a weak reference does), declared for Swift.
+        .target(name: "CStrataRuntime"),
         // SwiftData's tests; the Apple-style code of Tests/SwiftDataTests/AppleStyle is also
         // compiled in Swift 5 language mode by SwiftDataSwift5Tests (a symbolic link to it).
         .testTarget(

@@ -1,11 +1,17 @@
+import CStrataRuntime
 import Strata
 
-/// A context's models by their rows' objects, held weakly: a model no one holds is made
-/// again from its object when next read.
+/// A context's models by their rows' objects, held by unowned references: a model no one
+/// holds is made again from its object when next read.
 ///
-/// Weak, not strong and pruned as the engine's registry is: a model holds its context (its
-/// backing data does), so a registry holding models would keep a context the app let go alive
-/// through its own models.
+/// Not strong, and not pruned as the engine's registry of objects is: a model holds its context
+/// (its backing data does), so a registry holding models would keep a context the app let go
+/// alive through its own models. Not weak either: a weak reference gives its model a side
+/// table, which makes every retain and release of the model, wherever the app passes it, a slow
+/// one. An unowned reference keeps the model's memory (not the model) allocated while the table
+/// names it, in the object's own reference count, so its address is never another object's;
+/// whether the model is still alive is asked of the runtime as the load of a weak reference
+/// asks it (`swift_tryRetain`, which retains it only if it is not being deinitialised).
 ///
 /// An open-addressing table with linear probing, keyed by the object's address: hashing one is a
 /// multiplication, where a `Dictionary` keyed by `ObjectIdentifier` ran SipHash twice for each
@@ -18,7 +24,10 @@ struct ModelRegistry {
     private struct Slot {
         /// The object's address; 0 for a slot never used, 1 for one whose entry was removed.
         var key: UInt = 0
-        weak var model: (any PersistentModel)?
+        /// The model's address, for the runtime's test of whether it is alive.
+        var address: UnsafeMutableRawPointer?
+        /// The model: read only once it is known to be alive (and retained meanwhile).
+        unowned(safe) var model: (any PersistentModel)?
     }
 
     private static let empty: UInt = 0
@@ -47,9 +56,18 @@ struct ModelRegistry {
         }
     }
 
+    /// The slot's model, if it is alive.
+    private func liveModel(at index: Int) -> (any PersistentModel)? {
+        guard let address = slots[index].address, strata_tryRetain(address) else { return nil }
+        // Retained above, so alive until the release below: the unowned reference loads it.
+        let model = slots[index].model
+        Unmanaged<AnyObject>.fromOpaque(address).release()
+        return model
+    }
+
     /// The model registered for the object, if it is alive and still the object's.
     func model(for object: NSManagedObject) -> (any PersistentModel)? {
-        guard let index = slot(of: object), let model = slots[index].model else { return nil }
+        guard let index = slot(of: object), let model = liveModel(at: index) else { return nil }
         return model._strataBacking.object === object ? model : nil
     }
 
@@ -62,28 +80,27 @@ struct ModelRegistry {
         var reusable: Int?
         while true {
             let current = slots[index].key
-            if current == key {
-                slots[index].model = model
-                return
+            if current == key { break }
+            if current == Self.empty {
+                if let reusable {
+                    index = reusable
+                } else {
+                    used += 1
+                }
+                break
             }
-            if current == Self.empty { break }
             if current == Self.removed, reusable == nil { reusable = index }
             index = (index + 1) & mask
         }
-        if let reusable {
-            index = reusable
-        } else {
-            used += 1
-        }
         slots[index].key = key
+        slots[index].address = Unmanaged.passUnretained(model as AnyObject).toOpaque()
         slots[index].model = model
     }
 
     /// Forgets the entry of the object's address, if any.
     mutating func remove(_ object: NSManagedObject) {
         guard let index = slot(of: object) else { return }
-        slots[index].key = Self.removed
-        slots[index].model = nil
+        slots[index] = Slot(key: Self.removed)
     }
 
     /// Makes room for `count` more entries (a fetch's), so that the table is rebuilt once
@@ -93,19 +110,19 @@ struct ModelRegistry {
     }
 
     /// Rebuilds the table with the entries whose models are alive, room for `count` more, and
-    /// at most two thirds of it used (each slot costs its making: it holds a weak reference).
-    /// Each entry's weak reference is read once, to see whether its model is alive, and the live
-    /// ones are moved (swapped), not copied: a copy and the original's release would each touch
-    /// the model's side table again, a cache miss apiece in a registry of many models.
+    /// at most two thirds of it used. The live entries are moved (swapped), not copied, so that
+    /// their models' reference counts are not touched again; the others are let go, which frees
+    /// the memory of their models.
     private mutating func rebuild(adding count: Int) {
         var old: [Slot] = []
         swap(&old, &slots)
         var live = 0
         for index in old.indices where old[index].key > Self.removed {
-            if old[index].model == nil {
-                old[index].key = Self.removed
-            } else {
+            if let address = old[index].address, strata_tryRetain(address) {
+                Unmanaged<AnyObject>.fromOpaque(address).release()
                 live += 1
+            } else {
+                old[index] = Slot(key: Self.removed)
             }
         }
         var capacity = 16

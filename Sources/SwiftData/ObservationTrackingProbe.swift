@@ -25,10 +25,21 @@ public enum _ObservationTrackingProbe {
     /// Whether the probe tells tracked reads from others on this toolchain (checked once).
     public static var isAvailable: Bool { Probe.shared.works }
 
+    /// The probe, for a model's registrar to keep: asking it needs no global to be reached.
+    public static var handle: Handle { Handle(probe: .passUnretained(Probe.shared)) }
+
+    /// The shared probe, unretained (it lives as long as the process).
+    public struct Handle: Sendable {
+        fileprivate let probe: Unmanaged<Probe>
+
+        /// Whether the reads on this thread are being tracked now (see `isTracking()`).
+        public func isTracking() -> Bool { probe._withUnsafeGuaranteedRef { $0.isTracking() } }
+    }
+
     /// The probe's parts, made together (one lazy global to reach at each read). The
     /// registrar, of a type whose layout is only known at run time, is kept in a box of its
     /// own, so that this class's layout is fixed and each part is one load away.
-    private final class Probe: Sendable {
+    fileprivate final class Probe: Sendable {
         static let shared = Probe()
 
         /// Whether a read under a tracking moves the count. (A probe that counted untracked
@@ -71,20 +82,20 @@ public enum _ObservationTrackingProbe {
         }
     }
 
-    private final class RegistrarBox: Sendable {
+    fileprivate final class RegistrarBox: Sendable {
         let registrar = ObservationRegistrar()
     }
 
-    private final class Subject: Observable, Sendable {
+    fileprivate final class Subject: Observable, Sendable {
         subscript(mark: Mark) -> Int { 0 }
     }
 
-    private final class Counter: Sendable {
+    fileprivate final class Counter: Sendable {
         let count = Atomic<Int>(0)
     }
 
     /// The subscript argument whose hashing counts.
-    private struct Mark: Hashable, Sendable {
+    fileprivate struct Mark: Hashable, Sendable {
         let counter: Counter
 
         static func == (lhs: Mark, rhs: Mark) -> Bool { lhs.counter === rhs.counter }

@@ -142,11 +142,16 @@ public struct _ModelConstraints: @unchecked Sendable {
 /// The registrar lives in an object of its own: `ObservationRegistrar` is a resilient type,
 /// and an optional one would be copied through its value witnesses at every read. The key
 /// paths are autoclosures, so that a read or change nobody tracks does not make one.
+///
+/// Each registrar keeps the probe it asks (`_ObservationTrackingProbe.Handle`), taken once when
+/// its model is made: the shared probe is a lazy global, which each read would otherwise reach
+/// through the runtime's once-only initialisation check.
 public struct _ModelObservationRegistrar: Sendable {
     @usableFromInline var box: _ObservationRegistrarBox?
+    @usableFromInline let probe: _ObservationTrackingProbe.Handle
 
     @inlinable
-    public init() {}
+    public init() { probe = _ObservationTrackingProbe.handle }
 
     /// Reports a read of a property to the observation tracking under way, if any.
     @inlinable
@@ -154,7 +159,7 @@ public struct _ModelObservationRegistrar: Sendable {
         _ subject: Subject, keyPath: @autoclosure () -> KeyPath<Subject, Member>
     ) {
         if box == nil {
-            guard _ObservationTrackingProbe.isTracking() else { return }
+            guard probe.isTracking() else { return }
             box = _ObservationRegistrarBox()
         }
         box.unsafelyUnwrapped.registrar.access(subject, keyPath: keyPath())
