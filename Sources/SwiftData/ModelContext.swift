@@ -223,21 +223,29 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
     private func models<T: PersistentModel>(
         of objects: [NSManagedObject], entity: NSEntityDescription?, as type: T.Type
     ) -> [T] {
-        var models: [T] = []
-        models.reserveCapacity(objects.count)
         registry.reserve(objects.count)
-        for object in objects {
-            if let existing = registry.model(for: object) {
-                if let model = existing as? T { models.append(model) }
-            } else if let entity, object.entity === entity {
-                let model = make(T.self, object)
-                register(model, for: object)
-                models.append(model)
-            } else if let model = anyModel(for: object) as? T {
-                models.append(model)
+        // Filled in place: `append` of an array of a generic element is the standard library's
+        // unspecialised one, several times dearer for each fetched row.
+        return [T](unsafeUninitializedCapacity: objects.count) { buffer, count in
+            for object in objects {
+                let found: T?
+                switch registry.lookup(object) {
+                case .model(let existing):
+                    found = existing as? T
+                case .vacancy(let vacancy):
+                    if let entity, object.entity === entity {
+                        let model = make(T.self, object)
+                        registry.register(model, for: object, at: vacancy)
+                        found = model
+                    } else {
+                        found = anyModel(for: object) as? T
+                    }
+                }
+                guard let found else { continue }
+                buffer.initializeElement(at: count, to: found)
+                count += 1
             }
         }
-        return models
     }
 
     public func fetchCount<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Int {
@@ -403,11 +411,14 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
         }
         register(model, for: object)
         insertedModels[ObjectIdentifier(model)] = model
-        for entry in pending {
-            if entry.isAttribute {
-                entry.value.writeAttribute(to: object, key: entry.key)
+        for index in pending.indices {
+            // Each value written from where it is: an entry copied out holds its value as an
+            // existential, which copying copies through its value witnesses.
+            if pending[index].isAttribute {
+                pending[index].value.writeAttribute(to: object, key: pending[index].key)
                 continue
             }
+            let entry = pending[index]
             switch info.propertiesByName[entry.key]?.kind {
             case .toOne:
                 guard let related = entry.value.anyValue as? any PersistentModel else { continue }

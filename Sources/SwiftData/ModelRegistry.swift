@@ -37,6 +37,8 @@ struct ModelRegistry {
     /// Slots holding an entry or a removal marker: probing stops only at empty ones.
     private var used = 0
     private var shift: UInt = 0
+    /// Changed by every change of the table, so that a slot found before one is not used after.
+    private var version = 0
 
     private func home(of key: UInt) -> Int {
         Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> shift)
@@ -71,6 +73,56 @@ struct ModelRegistry {
         return model._strataBacking.object === object ? model : nil
     }
 
+    /// What the table has for an object: its live model, or where a model of it goes.
+    enum Lookup {
+        case model(any PersistentModel)
+        /// The slot for `register(_:for:at:)`, valid while the table is not changed.
+        case vacancy(Vacancy)
+    }
+
+    /// Where `register(_:for:at:)` puts a model: a slot, and the table's version it was
+    /// found in (a table changed since is probed again).
+    struct Vacancy {
+        fileprivate let index: Int
+        fileprivate let isUnused: Bool
+        fileprivate let version: Int
+    }
+
+    /// The object's live model, or the slot a model of it goes in: one probe of the table for
+    /// a fetched row, which a lookup and then a registration would probe twice. The table must
+    /// have room for one more entry (`reserve(_:)`).
+    func lookup(_ object: NSManagedObject) -> Lookup {
+        guard !slots.isEmpty else { return .vacancy(Vacancy(index: -1, isUnused: true, version: version)) }
+        let key = UInt(bitPattern: ObjectIdentifier(object))
+        let mask = slots.count - 1
+        var index = home(of: key)
+        var reusable: Int?
+        while true {
+            let current = slots[index].key
+            if current == key {
+                if let model = liveModel(at: index), model._strataBacking.object === object { return .model(model) }
+                return .vacancy(Vacancy(index: index, isUnused: false, version: version))
+            }
+            if current == Self.empty {
+                if let reusable { return .vacancy(Vacancy(index: reusable, isUnused: false, version: version)) }
+                return .vacancy(Vacancy(index: index, isUnused: true, version: version))
+            }
+            if current == Self.removed, reusable == nil { reusable = index }
+            index = (index + 1) & mask
+        }
+    }
+
+    /// Registers the model for the object in the slot `lookup(_:)` found, or as
+    /// `register(_:for:)` does if the table changed since.
+    mutating func register(_ model: any PersistentModel, for object: NSManagedObject, at vacancy: Vacancy) {
+        guard vacancy.version == version, vacancy.index >= 0 else {
+            register(model, for: object)
+            return
+        }
+        if vacancy.isUnused { used += 1 }
+        store(model, for: object, at: vacancy.index)
+    }
+
     /// Registers the model for the object, in place of any entry the object's address had.
     mutating func register(_ model: any PersistentModel, for object: NSManagedObject) {
         reserve(1)
@@ -92,7 +144,12 @@ struct ModelRegistry {
             if current == Self.removed, reusable == nil { reusable = index }
             index = (index + 1) & mask
         }
-        slots[index].key = key
+        store(model, for: object, at: index)
+    }
+
+    private mutating func store(_ model: any PersistentModel, for object: NSManagedObject, at index: Int) {
+        version &+= 1
+        slots[index].key = UInt(bitPattern: ObjectIdentifier(object))
         slots[index].address = Unmanaged.passUnretained(model as AnyObject).toOpaque()
         slots[index].model = model
     }
@@ -100,6 +157,7 @@ struct ModelRegistry {
     /// Forgets the entry of the object's address, if any.
     mutating func remove(_ object: NSManagedObject) {
         guard let index = slot(of: object) else { return }
+        version &+= 1
         slots[index] = Slot(key: Self.removed)
     }
 
@@ -114,6 +172,7 @@ struct ModelRegistry {
     /// their models' reference counts are not touched again; the others are let go, which frees
     /// the memory of their models.
     private mutating func rebuild(adding count: Int) {
+        version &+= 1
         var old: [Slot] = []
         swap(&old, &slots)
         var live = 0

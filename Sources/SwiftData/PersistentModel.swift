@@ -153,16 +153,24 @@ public struct _ModelObservationRegistrar: Sendable {
     @inlinable
     public init() { probe = _ObservationTrackingProbe.handle }
 
-    /// Reports a read of a property to the observation tracking under way, if any.
+    /// Reports a read of a property to the observation tracking under way, if any. Only the
+    /// test is inlined into each property's getter: what a tracked read does is out of line,
+    /// so that an untracked one does not reach Observation's types (the resilient registrar's
+    /// metadata, a copy of it on the stack) at all.
     @inlinable
     public mutating func access<Subject: Observable, Member>(
         _ subject: Subject, keyPath: @autoclosure () -> KeyPath<Subject, Member>
     ) {
-        if box == nil {
-            guard probe.isTracking() else { return }
-            box = _ObservationRegistrarBox()
-        }
-        box.unsafelyUnwrapped.registrar.access(subject, keyPath: keyPath())
+        if box == nil, !probe.isTracking() { return }
+        _trackedAccess(subject, keyPath: keyPath())
+    }
+
+    /// `access(_:keyPath:)` of a read a tracking may record: makes the registrar if the model
+    /// has none yet, and reports the read to it.
+    @usableFromInline @inline(never)
+    mutating func _trackedAccess<Subject: Observable, Member>(_ subject: Subject, keyPath: KeyPath<Subject, Member>) {
+        if box == nil { box = _ObservationRegistrarBox() }
+        box.unsafelyUnwrapped.registrar.access(subject, keyPath: keyPath)
     }
 
     /// Runs a change of a property, reporting it to the property's observers.

@@ -346,6 +346,42 @@ extension ModelContextBehaviourTests {
     }
 }
 
+/// A model whose keys look alike to the list of values set before insertion (the same length
+/// and first letter): telling them apart takes comparing them.
+@Model final class Ledger {
+    var label: String
+    var level: Int
+    var lines: Int
+    var lemma: String?
+
+    init(label: String, level: Int, lines: Int) {
+        self.label = label
+        self.level = level
+        self.lines = lines
+    }
+}
+
+extension ModelContextBehaviourTests {
+    @Test("values of properties whose names look alike, set again and cleared before insertion, stay apart")
+    func lookAlikeKeysBeforeInsertion() throws {
+        let ledger = Ledger(label: "first", level: 1, lines: 10)
+        ledger.lemma = "kept?"
+        ledger.level = 2
+        ledger.lemma = nil
+        ledger.label = "second"
+        ledger.lines = 20
+        ledger.lemma = "kept"
+        ledger.level = 3
+        #expect(ledger.label == "second" && ledger.level == 3 && ledger.lines == 20 && ledger.lemma == "kept")
+        let container = try ModelContainer(for: Ledger.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = ModelContext(container)
+        context.insert(ledger)
+        try context.save()
+        let saved = try ModelContext(container).fetch(FetchDescriptor<Ledger>())
+        #expect(saved.map { "\($0.label) \($0.level) \($0.lines) \($0.lemma ?? "nil")" } == ["second 3 20 kept"])
+    }
+}
+
 extension ModelContextBehaviourTests {
     @Test("a model whose insertion was rolled back is never taken for the model of a row fetched later")
     func rolledBackModelsStayApart() throws {
