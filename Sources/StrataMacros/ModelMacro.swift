@@ -55,13 +55,12 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         }
         let className = model.name.trimmed
         let items = PersistedItem.items(of: model.memberBlock.members, diagnosing: context)
-        let persisted = items.flatMap(\.properties)
-        let backingType: TypeSyntax = "SwiftData._StrataBackingData<\(className)>"
+        let storageType: TypeSyntax = "SwiftData._ModelStorage<\(className)>"
         let shape = ModelShape(model, conformingTo: protocols)
-        // No initial value: a fetched model's `init(backingData:)` sets it, and a model made by
-        // the app gets one at the first value set (or asked for) through `_prepareBacking`, so
-        // that no model makes one only to replace it.
-        let backingData: DeclSyntax = "@Transient @exclusivity(unchecked) private var _$backingData: \(backingType)?"
+        // Empty at first: a fetched model's initialiser sets it (to its row, or to the backing
+        // data given), and a model made by the app gets its backing data at the first value set
+        // (or asked for) through `_prepareBacking`, so that no model makes one only to replace it.
+        let backingData: DeclSyntax = "@Transient @exclusivity(unchecked) private var _$backingData = \(storageType)()"
         let registrar: DeclSyntax = """
             @Transient @exclusivity(unchecked) private var _$observationRegistrar = SwiftData._ModelObservationRegistrar()
             """
@@ -74,26 +73,34 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             "public required init(backingData: any SwiftData.BackingData<\(className)>)"
         ) {
             for item in storageInitialisers { item }
-            "self._$backingData = \(backingType).adopting(backingData)"
+            "self._$backingData = \(storageType)(adopting: backingData)"
+        }
+
+        // A final root class's initialiser of the model of a fetched row.
+        let fetchedInitializer = try InitializerDeclSyntax("private init(_$storage storage: \(storageType))") {
+            for item in storageInitialisers { item }
+            "self._$backingData = storage"
         }
 
         if shape == .finalRoot {
             return [
                 backingData,
-                persistentBackingData(className: className, backingType: backingType),
+                persistentBackingData(className: className, storageType: storageType),
                 """
                 public static var schemaMetadata: [SwiftData.Schema.PropertyMetadata] {
                     \(schemaMetadata(of: items, root: TypeSyntax(IdentifierTypeSyntax(name: className))))
                 }
                 """,
                 DeclSyntax(rootInitializer),
-                // The model of a fetched row, made where the class is known: a context's generic
-                // code would look the backing data's generic class up for each model.
+                // The model of a fetched row, made where the class is known (a context's generic
+                // code would look the backing data's generic class up for each model), keeping
+                // only its row until its backing data is asked for.
                 """
                 public static func _$model(object: AnyObject, context: SwiftData.ModelContext) -> \(className) {
-                    \(className)(backingData: \(backingType)._fetched(object: object, context: context))
+                    \(className)(_$storage: \(storageType)(object: object, context: context))
                 }
                 """,
+                DeclSyntax(fetchedInitializer),
                 registrar,
                 """
                 public static var _$constraints: SwiftData._ModelConstraints {
@@ -116,7 +123,7 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         if shape == .openRoot {
             return [
                 backingData,
-                persistentBackingData(className: className, backingType: backingType),
+                persistentBackingData(className: className, storageType: storageType),
                 "public typealias _$RootModel = \(className)",
                 """
                 \(access) class var schemaMetadata: [SwiftData.Schema.PropertyMetadata] {
@@ -145,7 +152,7 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             "public required init(backingData: any SwiftData.BackingData<_$RootModel>)"
         ) {
             for item in storageInitialisers { item }
-            "self._$backingData = \(backingType).adopting(inherited: backingData)"
+            "self._$backingData = \(storageType)(inheriting: backingData)"
             "super.init(backingData: backingData)"
         }
         return [
@@ -172,11 +179,11 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
     }
 
     /// `persistentBackingData`, over the class's backing data.
-    private static func persistentBackingData(className: TokenSyntax, backingType: TypeSyntax) -> DeclSyntax {
+    private static func persistentBackingData(className: TokenSyntax, storageType: TypeSyntax) -> DeclSyntax {
         """
         public var persistentBackingData: any SwiftData.BackingData<\(className)> {
             get { SwiftData._prepareBacking(&_$backingData) }
-            set { _$backingData = \(backingType).adopting(newValue) }
+            set { _$backingData = \(storageType)(adopting: newValue) }
         }
         """
     }

@@ -26,10 +26,10 @@ import SwiftSyntaxMacros
 /// ```
 ///
 /// The init accessor of an optional property (`String?`, `String!`, `Optional<String>`) sets
-/// nil only when the model has backing data already: every initialiser sets such a property
-/// to nil first, `init(backingData:)` of a fetched model included, and a backing data made for
-/// that alone would be replaced at once (an allocation and a release for each fetched row).
-/// Nil set with no values set before is nothing to record.
+/// nil only when the model holds values already (backing data, or a fetched row): every
+/// initialiser sets such a property to nil first, those of a fetched model included, and a
+/// backing data made for that alone would be replaced at once (an allocation and a release for
+/// each fetched row). Nil set with no values set before is nothing to record.
 ///
 /// The key is the property's name without backticks. The peer `_name` is the storage the
 /// init accessor initialises, so that definite initialisation sees the property set. On a
@@ -49,7 +49,7 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
             @storageRestrictions(accesses: _$backingData, initializes: \(storage))
             init(initialValue) {
                 \(storage) = _SwiftDataNoType()
-                if initialValue == nil, _$backingData == nil { return }
+                if initialValue == nil, _$backingData.isEmpty { return }
                 SwiftData._prepareBacking(&_$backingData).setValue(initialValue, forKey: \(key))
             }
             """

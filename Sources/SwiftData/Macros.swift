@@ -32,7 +32,7 @@
 @attached(
     member, conformances: PersistentModel,
     names: named(_$backingData), named(persistentBackingData), named(schemaMetadata),
-    named(init(backingData:)), named(_$observationRegistrar), named(_$constraints), named(_$RootModel),
+    named(init(backingData:)), named(init(_$storage:)), named(_$observationRegistrar), named(_$constraints), named(_$RootModel),
     named(_$schemaMetadata), named(_$backingDataChain), named(_$model))
 @attached(memberAttribute)
 @attached(extension, conformances: PersistentModel, Observable)

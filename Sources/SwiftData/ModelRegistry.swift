@@ -197,3 +197,12 @@ struct ModelRegistry {
         }
     }
 }
+
+/// A registry reflects (`dump`, `Mirror`, a test library describing a context) as its count of
+/// entries: its slots hold unowned references, which a mirror would load strongly, and the
+/// loading of one whose model is gone stops the program.
+extension ModelRegistry: CustomReflectable {
+    var customMirror: Mirror {
+        Mirror(self, children: ["entries": used], displayStyle: .struct)
+    }
+}

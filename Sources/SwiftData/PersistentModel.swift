@@ -30,7 +30,7 @@ public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable, 
     func _$backingDataChain() -> [_StrataBackingStorage]
 
     /// A model of a fetched row's object in a context (written by `@Model` for final classes,
-    /// where the backing data's class is known when the model is compiled; others make theirs
+    /// whose model keeps only its row until its backing data is asked for; others make theirs
     /// through `init(backingData:)` here).
     static func _$model(object: AnyObject, context: ModelContext) -> Self
 }
@@ -41,7 +41,7 @@ extension PersistentModel {
     public func _$backingDataChain() -> [_StrataBackingStorage] { [_strataBacking] }
 
     public static func _$model(object: AnyObject, context: ModelContext) -> Self {
-        Self(backingData: _StrataBackingData<Self>._fetched(object: object, context: context))
+        Self(backingData: _StrataBackingData<Self>(object: object as? NSManagedObject, context: context))
     }
 
     /// The model's identifier: temporary until its context first saves it, then the row's.

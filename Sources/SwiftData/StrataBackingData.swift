@@ -48,41 +48,196 @@ public class _StrataBackingStorage {
     }
 }
 
-/// The backing data a `@Model` class keeps (its `_$backingData`), made at its first use when
-/// the model has none yet. A fetched model's `init(backingData:)` sets it before anything is
-/// read, and a model made by the app gets one when its initialiser sets the first value: no
-/// model makes one only to have it replaced. Inlinable: every property access comes through.
+/// What a `@Model` class keeps for its values (its `_$backingData`): its backing data, or, for
+/// the model of a fetched row that nothing has asked the backing data of, only the row's
+/// object and context, so that fetching a row makes one object (the model) rather than two.
+///
+/// The row moves into a backing data made for it when anything asks for the backing data
+/// (`_prepareBacking`: `persistentBackingData`, the context's insertions, deletions and
+/// identifiers, a relationship or a value of a type the store does not keep as it is), and the
+/// model reads and writes that from then on: the state of a model is always in one place.
+public struct _ModelStorage<Model: PersistentModel> {
+    /// The backing data, once made.
+    @usableFromInline var backing: _StrataBackingData<Model>?
+    /// The fetched row's object and context while there is no backing data.
+    @usableFromInline var object: NSManagedObject?
+    @usableFromInline var context: ModelContext?
+
+    /// No values yet: a model made by the app gets its backing data at the first value set.
+    @inlinable
+    public init() {}
+
+    /// The model of a fetched row's object (an `NSManagedObject`) in a context.
+    @inlinable
+    public init(object: AnyObject, context: ModelContext) {
+        self.object = object as? NSManagedObject
+        self.context = context
+    }
+
+    /// Over backing data given to `init(backingData:)` or `persistentBackingData` (Strata's, or
+    /// an empty one when it is not).
+    @inlinable
+    public init(adopting backingData: any BackingData<Model>) {
+        backing = _StrataBackingData<Model>.adopting(backingData)
+    }
+
+    /// A subclass's storage over the backing data its `init(backingData:)` was given (made for
+    /// its root class): the same backing data when it is of this class, else one of the same row.
+    @inlinable
+    public init<Other>(inheriting backingData: any BackingData<Other>) {
+        backing = _StrataBackingData<Model>.adopting(inherited: backingData)
+    }
+
+    /// Neither backing data nor a row: nothing was set.
+    @inlinable
+    public var isEmpty: Bool { backing == nil && object == nil }
+
+    /// The object (of the row, or of the backing data), for an access that ends before
+    /// anything could replace it: unretained.
+    @inlinable
+    var _unretainedObject: Unmanaged<NSManagedObject>? {
+        if let object { return Unmanaged.passUnretained(object) }
+        return backing?._unretainedObject
+    }
+}
+
+/// The backing data of a model (made, with the row the model kept if any, when it has none
+/// yet). A fetched model keeps its row until this is asked; a model made by the app gets its
+/// backing data when its initialiser sets the first value.
 @inlinable
-public func _prepareBacking<Model: PersistentModel>(_ storage: inout _StrataBackingData<Model>?) -> _StrataBackingData<Model> {
-    if let backing = storage { return backing }
-    let backing = _StrataBackingData<Model>()
-    storage = backing
+public func _prepareBacking<Model: PersistentModel>(_ storage: inout _ModelStorage<Model>) -> _StrataBackingData<Model> {
+    if let backing = storage.backing { return backing }
+    let backing = _StrataBackingData<Model>(object: storage.object, context: storage.context)
+    storage.object = nil
+    storage.context = nil
+    storage.backing = backing
     return backing
 }
 
-/// Runs `body` with a model's backing data (made if the model has none yet), without retaining
-/// it: the model holds it for as long as the accessor that calls this runs (only
-/// `persistentBackingData`'s setter replaces it). What every property read and write of a
-/// `@Model` class comes through, so that neither pays for a retain and a release.
+/// Runs `body` with a view of a model's values: what every property read and write of a
+/// `@Model` class comes through. The view holds the storage's address, which is the model's
+/// for as long as the accessor runs, so that no access retains or releases the backing data
+/// or the object.
 @inlinable
 public func _withBacking<Model: PersistentModel, Result>(
-    _ storage: inout _StrataBackingData<Model>?, _ body: (_StrataBackingData<Model>) throws -> Result
+    _ storage: inout _ModelStorage<Model>, _ body: (_ModelValues<Model>) throws -> Result
 ) rethrows -> Result {
-    // The temporary `_prepareBacking` returns ends with this statement, not after `body`.
-    let backing = Unmanaged.passUnretained(_prepareBacking(&storage))
-    return try backing._withUnsafeGuaranteedRef(body)
+    try withUnsafeMutablePointer(to: &storage) { try body(_ModelValues(storage: $0)) }
+}
+
+/// The values of a model, as its property accessors read and write them: an attribute of a
+/// type the store keeps as it is through the object's typed storage (the row's, or the backing
+/// data's), everything else through the backing data (`_StrataBackingData`, made if the model
+/// kept only its row). The overloads are the backing data's, which the property's type selects.
+public struct _ModelValues<Model: PersistentModel> {
+    @usableFromInline let storage: UnsafeMutablePointer<_ModelStorage<Model>>
+
+    @inlinable
+    init(storage: UnsafeMutablePointer<_ModelStorage<Model>>) { self.storage = storage }
+
+    /// The backing data, made if the model kept only its row.
+    @inlinable
+    var backing: _StrataBackingData<Model> { _prepareBacking(&storage.pointee) }
+
+    /// The context a change is noted in: the row's, or the backing data's.
+    @inlinable
+    func noteChange() {
+        if let context = storage.pointee.context {
+            context.noteChange()
+        } else {
+            storage.pointee.backing?.context?.noteChange()
+        }
+    }
+
+    // MARK: Attributes
+
+    /// An optional attribute.
+    @inlinable
+    public func getValue<Value: Codable>(forKey key: String) -> Value? {
+        if ModelValues.isStoredAsIs(Value.self), let object = storage.pointee._unretainedObject {
+            return object._withUnsafeGuaranteedRef { $0._managedValue(forKey: key) }
+        }
+        return backing._optionalValue(forKey: key)
+    }
+
+    /// A non-optional attribute (see `_StrataBackingData.getValue(forKey:)`).
+    @inlinable
+    @_disfavoredOverload
+    public func getValue<Value: Codable>(forKey key: String) -> Value {
+        if ModelValues.isStoredAsIs(Value.self), let object = storage.pointee._unretainedObject,
+            let value: Value = object._withUnsafeGuaranteedRef({ $0._managedValue(forKey: key) })
+        {
+            return value
+        }
+        return backing._nonOptionalValue(forKey: key)
+    }
+
+    /// Sets an attribute (nil clears it).
+    @inlinable
+    public func setValue<Value: Codable>(_ value: Value?, forKey key: String) {
+        if ModelValues.isStoredAsIs(Value.self), let object = storage.pointee._unretainedObject {
+            object._withUnsafeGuaranteedRef { $0._setManagedValue(value, forKey: key) }
+            noteChange()
+            return
+        }
+        backing.setValue(value, forKey: key)
+    }
+
+    // MARK: Relationships (through the backing data)
+
+    public func getValue<Value: PersistentModel>(forKey key: String) -> Value? { backing._toOne(forKey: key) }
+
+    @_disfavoredOverload
+    public func getValue<Value: PersistentModel>(forKey key: String) -> Value { backing._requiredToOne(forKey: key) }
+
+    public func getValue<Value: PersistentModel>(forKey key: String) -> [Value] { backing._toMany(forKey: key) }
+
+    public func getValue<Value: PersistentModel>(forKey key: String) -> [Value]? { backing._optionalToMany(forKey: key) }
+
+    public func setValue<Value: PersistentModel>(_ value: Value?, forKey key: String) { backing._setToOne(value, forKey: key) }
+
+    public func setValue<Value: PersistentModel>(_ value: [Value], forKey key: String) { backing._setToMany(value, forKey: key) }
+
+    public func setValue<Value: PersistentModel>(_ value: [Value]?, forKey key: String) {
+        backing._setToMany(value ?? [], forKey: key)
+    }
+
+    public func getValue<Value: PersistentModel & Codable>(forKey key: String) -> Value? { backing._toOne(forKey: key) }
+
+    @_disfavoredOverload
+    public func getValue<Value: PersistentModel & Codable>(forKey key: String) -> Value {
+        backing._requiredToOne(forKey: key)
+    }
+
+    public func getValue<Value: PersistentModel & Codable>(forKey key: String) -> [Value] { backing._toMany(forKey: key) }
+
+    public func getValue<Value: PersistentModel & Codable>(forKey key: String) -> [Value]? {
+        backing._optionalToMany(forKey: key)
+    }
+
+    public func setValue<Value: PersistentModel & Codable>(_ value: Value?, forKey key: String) {
+        backing._setToOne(value, forKey: key)
+    }
+
+    public func setValue<Value: PersistentModel & Codable>(_ value: [Value], forKey key: String) {
+        backing._setToMany(value, forKey: key)
+    }
+
+    public func setValue<Value: PersistentModel & Codable>(_ value: [Value]?, forKey key: String) {
+        backing._setToMany(value ?? [], forKey: key)
+    }
 }
 
 /// The backing data of Strata's models: the values a model holds before it is inserted, and
 /// after, the context's object of its row, which every property reads and writes.
 ///
-/// `@Model`'s accessors call `getValue(forKey:)` and `setValue(_:forKey:)`; the overload the
-/// property's type selects reads an attribute (typed, through the object's storage, as a
-/// `@Managed` property of an `NSManagedObject` subclass does), one model or a collection of
-/// models (the context's models of the related objects).
+/// `@Model`'s accessors (through `_ModelValues`) and classes conforming by hand call
+/// `getValue(forKey:)` and `setValue(_:forKey:)`; the overload the property's type selects
+/// reads an attribute (typed, through the object's storage, as a `@Managed` property of an
+/// `NSManagedObject` subclass does), one model or a collection of models (the context's models
+/// of the related objects).
 public final class _StrataBackingData<Model: PersistentModel>: _StrataBackingStorage, BackingData {
-    /// Inlinable, as `@Model`'s expansion makes one for every model, fetched ones included
-    /// (the initial value of its backing data, which `init(backingData:)` then replaces).
+    /// Inlinable, as a model made by the app makes one at its first value (`_prepareBacking`).
     @inlinable
     public override init() { super.init() }
 
@@ -108,12 +263,6 @@ public final class _StrataBackingData<Model: PersistentModel>: _StrataBackingSto
             return unsafeDowncast(object, to: _StrataBackingData<Model>.self)
         }
         return _StrataBackingData<Model>(sharing: backingData)
-    }
-
-    /// The backing data of a fetched row's object (an `NSManagedObject`) in a context.
-    @inlinable
-    public static func _fetched(object: AnyObject, context: ModelContext) -> _StrataBackingData<Model> {
-        _StrataBackingData<Model>(object: object as? NSManagedObject, context: context)
     }
 
     /// A backing data of the same row (and context) as another class's, or an empty one when

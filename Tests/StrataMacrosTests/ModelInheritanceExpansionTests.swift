@@ -30,14 +30,14 @@ struct ModelInheritanceExpansionTests {
                 \#(persistedProperty("var name: String", key: "name"))
                     init(name: String) { self.name = name }
 
-                    @Transient @exclusivity(unchecked) private var _$backingData: SwiftData._StrataBackingData<Trip>?
+                    @Transient @exclusivity(unchecked) private var _$backingData = SwiftData._ModelStorage<Trip>()
 
                     public var persistentBackingData: any SwiftData.BackingData<Trip> {
                         get {
                             SwiftData._prepareBacking(&_$backingData)
                         }
                         set {
-                            _$backingData = SwiftData._StrataBackingData<Trip>.adopting(newValue)
+                            _$backingData = SwiftData._ModelStorage<Trip>(adopting: newValue)
                         }
                     }
 
@@ -55,7 +55,7 @@ struct ModelInheritanceExpansionTests {
 
                     public required init(backingData: any SwiftData.BackingData<Trip>) {
                         _name = _SwiftDataNoType()
-                        self._$backingData = SwiftData._StrataBackingData<Trip>.adopting(backingData)
+                        self._$backingData = SwiftData._ModelStorage<Trip>(adopting: backingData)
                     }
 
                     @Transient @exclusivity(unchecked) private var _$observationRegistrar = SwiftData._ModelObservationRegistrar()
@@ -84,14 +84,14 @@ struct ModelInheritanceExpansionTests {
             expandedSource: #"""
                 open class Item {
 
-                    @Transient @exclusivity(unchecked) private var _$backingData: SwiftData._StrataBackingData<Item>?
+                    @Transient @exclusivity(unchecked) private var _$backingData = SwiftData._ModelStorage<Item>()
 
                     public var persistentBackingData: any SwiftData.BackingData<Item> {
                         get {
                             SwiftData._prepareBacking(&_$backingData)
                         }
                         set {
-                            _$backingData = SwiftData._StrataBackingData<Item>.adopting(newValue)
+                            _$backingData = SwiftData._ModelStorage<Item>(adopting: newValue)
                         }
                     }
 
@@ -106,7 +106,7 @@ struct ModelInheritanceExpansionTests {
                     }
 
                     public required init(backingData: any SwiftData.BackingData<Item>) {
-                        self._$backingData = SwiftData._StrataBackingData<Item>.adopting(backingData)
+                        self._$backingData = SwiftData._ModelStorage<Item>(adopting: backingData)
                     }
 
                     @Transient @exclusivity(unchecked) private var _$observationRegistrar = SwiftData._ModelObservationRegistrar()
@@ -145,7 +145,7 @@ struct ModelInheritanceExpansionTests {
                         super.init(name: name)
                     }
 
-                    @Transient @exclusivity(unchecked) private var _$backingData: SwiftData._StrataBackingData<BusinessTrip>?
+                    @Transient @exclusivity(unchecked) private var _$backingData = SwiftData._ModelStorage<BusinessTrip>()
 
                     public override class var schemaMetadata: [SwiftData.Schema.PropertyMetadata] {
                         super.schemaMetadata + Self._$schemaMetadata(rootedAt: Self.self)
@@ -159,7 +159,7 @@ struct ModelInheritanceExpansionTests {
 
                     public required init(backingData: any SwiftData.BackingData<_$RootModel>) {
                         _perdiem = _SwiftDataNoType()
-                        self._$backingData = SwiftData._StrataBackingData<BusinessTrip>.adopting(inherited: backingData)
+                        self._$backingData = SwiftData._ModelStorage<BusinessTrip>(inheriting: backingData)
                         super.init(backingData: backingData)
                     }
 
@@ -240,14 +240,14 @@ struct ModelConditionalExpansionTests {
                     var other: Int = 0
                     #endif
 
-                    @Transient @exclusivity(unchecked) private var _$backingData: SwiftData._StrataBackingData<Gadget>?
+                    @Transient @exclusivity(unchecked) private var _$backingData = SwiftData._ModelStorage<Gadget>()
 
                     public var persistentBackingData: any SwiftData.BackingData<Gadget> {
                         get {
                             SwiftData._prepareBacking(&_$backingData)
                         }
                         set {
-                            _$backingData = SwiftData._StrataBackingData<Gadget>.adopting(newValue)
+                            _$backingData = SwiftData._ModelStorage<Gadget>(adopting: newValue)
                         }
                     }
 
@@ -269,11 +269,21 @@ struct ModelConditionalExpansionTests {
                         #else
                         _other = _SwiftDataNoType()
                         #endif
-                        self._$backingData = SwiftData._StrataBackingData<Gadget>.adopting(backingData)
+                        self._$backingData = SwiftData._ModelStorage<Gadget>(adopting: backingData)
                     }
 
                     public static func _$model(object: AnyObject, context: SwiftData.ModelContext) -> Gadget {
-                        Gadget(backingData: SwiftData._StrataBackingData<Gadget>._fetched(object: object, context: context))
+                        Gadget(_$storage: SwiftData._ModelStorage<Gadget>(object: object, context: context))
+                    }
+
+                    private init(_$storage storage: SwiftData._ModelStorage<Gadget>) {
+                        _name = _SwiftDataNoType()
+                        #if os(Linux)
+                        _kernel = _SwiftDataNoType()
+                        #else
+                        _other = _SwiftDataNoType()
+                        #endif
+                        self._$backingData = storage
                     }
 
                     @Transient @exclusivity(unchecked) private var _$observationRegistrar = SwiftData._ModelObservationRegistrar()
@@ -311,14 +321,14 @@ struct ModelConditionalExpansionTests {
                     #Index<Badge>([\.code])
                     #endif
 
-                    @Transient @exclusivity(unchecked) private var _$backingData: SwiftData._StrataBackingData<Badge>?
+                    @Transient @exclusivity(unchecked) private var _$backingData = SwiftData._ModelStorage<Badge>()
 
                     public var persistentBackingData: any SwiftData.BackingData<Badge> {
                         get {
                             SwiftData._prepareBacking(&_$backingData)
                         }
                         set {
-                            _$backingData = SwiftData._StrataBackingData<Badge>.adopting(newValue)
+                            _$backingData = SwiftData._ModelStorage<Badge>(adopting: newValue)
                         }
                     }
 
@@ -327,11 +337,15 @@ struct ModelConditionalExpansionTests {
                     }
 
                     public required init(backingData: any SwiftData.BackingData<Badge>) {
-                        self._$backingData = SwiftData._StrataBackingData<Badge>.adopting(backingData)
+                        self._$backingData = SwiftData._ModelStorage<Badge>(adopting: backingData)
                     }
 
                     public static func _$model(object: AnyObject, context: SwiftData.ModelContext) -> Badge {
-                        Badge(backingData: SwiftData._StrataBackingData<Badge>._fetched(object: object, context: context))
+                        Badge(_$storage: SwiftData._ModelStorage<Badge>(object: object, context: context))
+                    }
+
+                    private init(_$storage storage: SwiftData._ModelStorage<Badge>) {
+                        self._$backingData = storage
                     }
 
                     @Transient @exclusivity(unchecked) private var _$observationRegistrar = SwiftData._ModelObservationRegistrar()

@@ -10,7 +10,7 @@ func persistedProperty(_ declaration: String, key: String, keyPath: String? = ni
         declaration.hasSuffix("?") || declaration.hasSuffix("!")
         ? """
                     _\(key) = _SwiftDataNoType()
-                    if initialValue == nil, _$backingData == nil {
+                    if initialValue == nil, _$backingData.isEmpty {
                         return
                     }
                     SwiftData._prepareBacking(&_$backingData).setValue(initialValue, forKey: "\(key)")
@@ -60,14 +60,14 @@ func modelMembers(
         : (["        ["] + metadata.map { "            \($0)," } + ["        ]"]).joined(separator: "\n")
     let initialisers = (keys.map { "        _\($0) = _SwiftDataNoType()\n" }).joined()
     return """
-            @Transient @exclusivity(unchecked) private var _$backingData: SwiftData._StrataBackingData<\(name)>?
+            @Transient @exclusivity(unchecked) private var _$backingData = SwiftData._ModelStorage<\(name)>()
 
             public var persistentBackingData: any SwiftData.BackingData<\(name)> {
                 get {
                     SwiftData._prepareBacking(&_$backingData)
                 }
                 set {
-                    _$backingData = SwiftData._StrataBackingData<\(name)>.adopting(newValue)
+                    _$backingData = SwiftData._ModelStorage<\(name)>(adopting: newValue)
                 }
             }
 
@@ -76,11 +76,15 @@ func modelMembers(
             }
 
             public required init(backingData: any SwiftData.BackingData<\(name)>) {
-        \(initialisers)        self._$backingData = SwiftData._StrataBackingData<\(name)>.adopting(backingData)
+        \(initialisers)        self._$backingData = SwiftData._ModelStorage<\(name)>(adopting: backingData)
             }
 
             public static func _$model(object: AnyObject, context: SwiftData.ModelContext) -> \(name) {
-                \(name)(backingData: SwiftData._StrataBackingData<\(name)>._fetched(object: object, context: context))
+                \(name)(_$storage: SwiftData._ModelStorage<\(name)>(object: object, context: context))
+            }
+
+            private init(_$storage storage: SwiftData._ModelStorage<\(name)>) {
+        \(initialisers)        self._$backingData = storage
             }
 
             @Transient @exclusivity(unchecked) private var _$observationRegistrar = SwiftData._ModelObservationRegistrar()
@@ -174,7 +178,7 @@ struct ModelMacroExpansionTests {
                         @storageRestrictions(accesses: _$backingData, initializes: _code)
                         init(initialValue) {
                             _code = _SwiftDataNoType()
-                            if initialValue == nil, _$backingData == nil {
+                            if initialValue == nil, _$backingData.isEmpty {
                                 return
                             }
                             SwiftData._prepareBacking(&_$backingData).setValue(initialValue, forKey: "code")
@@ -223,14 +227,14 @@ struct ModelMacroExpansionTests {
                     static var shared = 1
                     init(name: String) { self.name = name }
 
-                    @Transient @exclusivity(unchecked) private var _$backingData: SwiftData._StrataBackingData<Trip>?
+                    @Transient @exclusivity(unchecked) private var _$backingData = SwiftData._ModelStorage<Trip>()
 
                     public var persistentBackingData: any SwiftData.BackingData<Trip> {
                         get {
                             SwiftData._prepareBacking(&_$backingData)
                         }
                         set {
-                            _$backingData = SwiftData._StrataBackingData<Trip>.adopting(newValue)
+                            _$backingData = SwiftData._ModelStorage<Trip>(adopting: newValue)
                         }
                     }
 
@@ -248,11 +252,19 @@ struct ModelMacroExpansionTests {
                         _start = _SwiftDataNoType()
                         _code = _SwiftDataNoType()
                         _stops = _SwiftDataNoType()
-                        self._$backingData = SwiftData._StrataBackingData<Trip>.adopting(backingData)
+                        self._$backingData = SwiftData._ModelStorage<Trip>(adopting: backingData)
                     }
 
                     public static func _$model(object: AnyObject, context: SwiftData.ModelContext) -> Trip {
-                        Trip(backingData: SwiftData._StrataBackingData<Trip>._fetched(object: object, context: context))
+                        Trip(_$storage: SwiftData._ModelStorage<Trip>(object: object, context: context))
+                    }
+
+                    private init(_$storage storage: SwiftData._ModelStorage<Trip>) {
+                        _name = _SwiftDataNoType()
+                        _start = _SwiftDataNoType()
+                        _code = _SwiftDataNoType()
+                        _stops = _SwiftDataNoType()
+                        self._$backingData = storage
                     }
 
                     @Transient @exclusivity(unchecked) private var _$observationRegistrar = SwiftData._ModelObservationRegistrar()

@@ -515,3 +515,81 @@ actor AutosavingImporter {
 
     func hasChanges() -> Bool { modelContext.hasChanges }
 }
+
+extension ModelContextBehaviourTests {
+    /// A fetched model of a final class keeps only its row until something asks for its backing
+    /// data (its identifier, context, a relationship, a deletion): what it reads and writes is
+    /// the same row before and after.
+    @Test("a fetched model reads and writes its row the same before and after its backing data is made")
+    func fetchedRowThenBackingData() throws {
+        let container = try container()
+        try seed(ModelContext(container), ["Faro", "Lagos"])
+        let context = ModelContext(container)
+        let byName = FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.name)])
+        let trips = try context.fetch(byName)
+        let faro = try #require(trips.first)
+        #expect(faro.name == "Faro" && faro.destination == "even")
+        faro.destination = "Algarve"
+        #expect(context.hasChanges, "a write through the row reaches the context's object")
+        // Asked for: the identifier, context and changes come from the backing data made now.
+        #expect(faro.hasChanges && faro.modelContext === context)
+        #expect(faro.persistentModelID == trips[0].persistentModelID)
+        #expect(faro.destination == "Algarve", "the value written through the row, read through the backing data")
+        faro.name = "Faro Velha"
+        #expect(faro.bucketList.isEmpty)
+        // The context's model of the row stays the same model, before and after.
+        let lagos = trips[1]
+        let again = try context.fetch(byName)
+        #expect(again.count == 2 && again[0] === faro && again[1] === lagos)
+        try context.save()
+        let saved = try ModelContext(container).fetch(byName).map { "\($0.name) \($0.destination)" }
+        #expect(saved == ["Faro Velha Algarve", "Lagos odd"])
+
+        // Deleted while it keeps only its row: the deletion is saved.
+        let other = ModelContext(container)
+        let doomed = try #require(try other.fetch(byName).last)
+        #expect(doomed.name == "Lagos")
+        other.delete(doomed)
+        #expect(doomed.isDeleted && other.deletedModelsArray.count == 1)
+        try other.save()
+        #expect(try ModelContext(container).fetch(byName).map(\.name) == ["Faro Velha"])
+    }
+
+    @Test("a write through a fetched model's row autosaves at the context's next operation")
+    func fetchedRowWriteAutosaves() async throws {
+        let container = try container()
+        try seed(ModelContext(container), ["Faro"])
+        let results = try await Task.detached {
+            let context = ModelContext(container)
+            context.autosaveEnabled = true
+            let trip = try #require(try context.fetch(FetchDescriptor<Trip>()).first)
+            trip.destination = "Algarve"
+            let before = context.hasChanges
+            _ = try context.fetchCount(FetchDescriptor<Trip>())
+            let after = context.hasChanges
+            return (before, after)
+        }.value
+        #expect(results.0 && !results.1)
+        let destinations = try ModelContext(container).fetch(FetchDescriptor<Trip>()).map(\.destination)
+        #expect(destinations == ["Algarve"])
+    }
+}
+
+extension ModelContextBehaviourTests {
+    /// The context's registry of models holds unowned references; a mirror (`dump`, a test
+    /// library describing a failed expectation) used to load them strongly and stop the program
+    /// once the models were gone.
+    @Test("a context reflects (dump, Mirror) after the models it made are gone")
+    func contextReflectsAfterItsModelsAreGone() throws {
+        let container = try container()
+        try seed(ModelContext(container), ["Faro", "Lagos"])
+        let context = ModelContext(container)
+        func fetchAndDrop() throws -> Int { try context.fetch(FetchDescriptor<Trip>()).map(\.name).count }
+        #expect(try fetchAndDrop() == 2)
+        let registry = try #require(Mirror(reflecting: context).children.first { $0.label == "registry" })
+        #expect(Mirror(reflecting: registry.value).children.map { "\($0.label ?? "") \($0.value)" } == ["entries 2"])
+        var text = ""
+        dump(context, to: &text, maxDepth: 3)
+        #expect(text.contains("entries: 2"))
+    }
+}
