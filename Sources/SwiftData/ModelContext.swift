@@ -295,9 +295,11 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
             return model
         }
         // An identifier of another store (or made up) whose entity the schema has: a model of
-        // that class holding no values and in no context, rather than a stop.
+        // that class holding no values and in no context, rather than a stop. One whose entity
+        // it has not (a decoded identifier of another app's or container's): a model of no
+        // class of the schema, which no cast to one of them takes.
         if let type = container.schema.types[persistentModelID.entityName] { return Self.detached(type) }
-        preconditionFailure("\(persistentModelID) names no model of this container's schema")
+        return Self.detached(_UnknownModel.self)
     }
 
     static func detached<T: PersistentModel>(_ type: T.Type) -> T {
@@ -411,14 +413,21 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
         }
         register(model, for: object)
         insertedModels[ObjectIdentifier(model)] = model
-        for index in pending.indices {
-            // Each value written from where it is: an entry copied out holds its value as an
-            // existential, which copying copies through its value witnesses.
-            if pending[index].isAttribute {
-                pending[index].value.writeAttribute(to: object, key: pending[index].key)
-                continue
+        // An attribute's value is written from where it is (through the buffer, which lends its
+        // elements): an entry copied out holds its value as an existential, which copying
+        // copies through its value witnesses.
+        let relationships: [_PendingValues.Entry] = pending.withUnsafeBufferPointer { entries in
+            var relationships: [_PendingValues.Entry] = []
+            for index in entries.indices {
+                if entries[index].isAttribute {
+                    entries[index].value.writeAttribute(to: object, key: entries[index].key)
+                } else {
+                    relationships.append(entries[index])
+                }
             }
-            let entry = pending[index]
+            return relationships
+        }
+        for entry in relationships {
             switch info.propertiesByName[entry.key]?.kind {
             case .toOne:
                 guard let related = entry.value.anyValue as? any PersistentModel else { continue }

@@ -200,3 +200,22 @@ public final class _ObservationRegistrarBox: Sendable {
     @inlinable
     public init() {}
 }
+
+/// What `ModelContext.model(for:)` answers for an identifier whose entity is no model of the
+/// container's schema (decoded from another app's or container's data): a model holding no
+/// values, in no context, of a class no app model is, so that `as? Trip` answers nil where
+/// Apple's documentation promises a model and the identifier can name none.
+public final class _UnknownModel: PersistentModel {
+    private var backing: _StrataBackingData<_UnknownModel>
+
+    public var persistentBackingData: any BackingData<_UnknownModel> {
+        get { backing }
+        set { backing = _StrataBackingData<_UnknownModel>.adopting(newValue) }
+    }
+
+    public static var schemaMetadata: [Schema.PropertyMetadata] { [] }
+
+    public init(backingData: any BackingData<_UnknownModel>) {
+        backing = _StrataBackingData<_UnknownModel>.adopting(backingData)
+    }
+}

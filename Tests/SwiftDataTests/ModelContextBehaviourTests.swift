@@ -141,6 +141,18 @@ struct ModelContextBehaviourTests {
         let decoded = try JSONDecoder().decode(PersistentIdentifier.self, from: JSONEncoder().encode(ids[3]))
         #expect(decoded == ids[3] && decoded.hashValue == ids[3].hashValue && decoded != ids[4])
         #expect((ModelContext(container).model(for: decoded) as? Trip)?.name == "trip 03", "a decoded identifier resolves")
+        // An identifier of an entity the schema has not (decoded from another app's data): a
+        // model of no class of the schema, in no context, rather than a stop.
+        var fields = try #require(
+            try JSONSerialization.jsonObject(with: try JSONEncoder().encode(ids[3])) as? [String: String])
+        fields["entityName"] = "Voyage"
+        fields["uri"] = fields["uri"]?.replacingOccurrences(of: "/Trip/", with: "/Voyage/")
+        let foreign = try JSONDecoder().decode(
+            PersistentIdentifier.self, from: try JSONSerialization.data(withJSONObject: fields))
+        #expect(foreign.entityName == "Voyage" && foreign.description.contains("/Voyage/"))
+        let unknown = context.model(for: foreign)
+        #expect(!(unknown is Trip) && unknown.modelContext == nil && !unknown.hasChanges)
+        #expect(context.registeredModel(for: foreign) as Trip? == nil)
         let registered: Trip? = context.registeredModel(for: ids[3])
         #expect(registered?.name == "trip 03")
         #expect((ModelContext(container).registeredModel(for: ids[3]) as Trip?) == nil, "another context holds none yet")
