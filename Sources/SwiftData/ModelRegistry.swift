@@ -88,28 +88,35 @@ struct ModelRegistry {
         fileprivate let version: Int
     }
 
-    /// The object's live model, or the slot a model of it goes in: one probe of the table for
-    /// a fetched row, which a lookup and then a registration would probe twice. The table must
-    /// have room for one more entry (`reserve(_:)`).
-    func lookup(_ object: NSManagedObject) -> Lookup {
-        guard !slots.isEmpty else { return .vacancy(Vacancy(index: -1, isUnused: true, version: version)) }
-        let key = UInt(bitPattern: ObjectIdentifier(object))
+    /// The slot of the key: the one holding it (`isHeld`), else where an entry of it goes (the
+    /// first removed slot on the way, else the empty one that ended the probe: `isUnused`).
+    /// The table must not be empty.
+    private func place(of key: UInt) -> (index: Int, isHeld: Bool, isUnused: Bool) {
         let mask = slots.count - 1
         var index = home(of: key)
         var reusable: Int?
         while true {
             let current = slots[index].key
-            if current == key {
-                if let model = liveModel(at: index), model._strataBacking.object === object { return .model(model) }
-                return .vacancy(Vacancy(index: index, isUnused: false, version: version))
-            }
+            if current == key { return (index, true, false) }
             if current == Self.empty {
-                if let reusable { return .vacancy(Vacancy(index: reusable, isUnused: false, version: version)) }
-                return .vacancy(Vacancy(index: index, isUnused: true, version: version))
+                if let reusable { return (reusable, false, false) }
+                return (index, false, true)
             }
             if current == Self.removed, reusable == nil { reusable = index }
             index = (index + 1) & mask
         }
+    }
+
+    /// The object's live model, or the slot a model of it goes in: one probe of the table for
+    /// a fetched row, which a lookup and then a registration would probe twice. The table must
+    /// have room for one more entry (`reserve(_:)`).
+    func lookup(_ object: NSManagedObject) -> Lookup {
+        guard !slots.isEmpty else { return .vacancy(Vacancy(index: -1, isUnused: true, version: version)) }
+        let found = place(of: UInt(bitPattern: ObjectIdentifier(object)))
+        if found.isHeld, let model = liveModel(at: found.index), model._strataBacking.object === object {
+            return .model(model)
+        }
+        return .vacancy(Vacancy(index: found.index, isUnused: found.isUnused, version: version))
     }
 
     /// Registers the model for the object in the slot `lookup(_:)` found, or as
@@ -126,25 +133,9 @@ struct ModelRegistry {
     /// Registers the model for the object, in place of any entry the object's address had.
     mutating func register(_ model: any PersistentModel, for object: NSManagedObject) {
         reserve(1)
-        let key = UInt(bitPattern: ObjectIdentifier(object))
-        let mask = slots.count - 1
-        var index = home(of: key)
-        var reusable: Int?
-        while true {
-            let current = slots[index].key
-            if current == key { break }
-            if current == Self.empty {
-                if let reusable {
-                    index = reusable
-                } else {
-                    used += 1
-                }
-                break
-            }
-            if current == Self.removed, reusable == nil { reusable = index }
-            index = (index + 1) & mask
-        }
-        store(model, for: object, at: index)
+        let found = place(of: UInt(bitPattern: ObjectIdentifier(object)))
+        if found.isUnused { used += 1 }
+        store(model, for: object, at: found.index)
     }
 
     private mutating func store(_ model: any PersistentModel, for object: NSManagedObject, at index: Int) {
