@@ -170,6 +170,11 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
         let deleted = managed.deletedObjects
         try managed.save()
         insertedModels.removeAll()
+        // A model whose deletion is saved leaves the context (its `modelContext` is nil), and
+        // keeps the values it read, as Apple's SwiftData does (not documented; observed).
+        for object in deleted {
+            if let model = registry.model(for: object) { detach(model) }
+        }
         var userInfo: [AnyHashable: Any] = [:]
         userInfo[NotificationKey.insertedIdentifiers.rawValue] = inserted.map { PersistentIdentifier($0.objectID) }
         userInfo[NotificationKey.updatedIdentifiers.rawValue] = updated.map { PersistentIdentifier($0.objectID) }
@@ -454,9 +459,9 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
         return entity
     }
 
-    /// A model whose insertion was rolled back: in no context, it keeps its object (which the
-    /// rollback left with the values it had), so that it reads as it did and can be inserted
-    /// again; the context forgets it.
+    /// A model whose insertion was rolled back, or whose deletion was saved: in no context, it
+    /// keeps its object (which the rollback left with the values it had), so that it reads as
+    /// it did (and, rolled back, can be inserted again); the context forgets it.
     private func detach(_ model: some PersistentModel) {
         for storage in model._$backingDataChain() {
             if let object = storage.object { registry.remove(object) }

@@ -50,8 +50,8 @@ extension PersistentModel {
             ?? _strataBacking.unsavedIdentifier(entityName: ModelTypeInfo.of(type(of: self)).entityName)
     }
 
-    /// The context the model was inserted into or fetched by; `nil` before insertion and
-    /// after its deletion is saved.
+    /// The context the model was inserted into or fetched by; `nil` before insertion, after its
+    /// insertion is rolled back and after its deletion is saved.
     public var modelContext: ModelContext? { _strataBacking.context }
 
     /// Whether the model has changes its context has not saved (an unsaved insertion included).

@@ -562,8 +562,12 @@ extension ModelContextBehaviourTests {
         let doomed = try #require(try other.fetch(byName).last)
         #expect(doomed.name == "Lagos")
         other.delete(doomed)
-        #expect(doomed.isDeleted && other.deletedModelsArray.count == 1)
+        #expect(doomed.isDeleted && other.deletedModelsArray.count == 1 && doomed.modelContext === other)
         try other.save()
+        // Saved, the deletion takes the model out of its context; it keeps the values it read.
+        #expect(doomed.modelContext == nil && other.deletedModelsArray.isEmpty)
+        #expect(doomed.name == "Lagos")
+        #expect(try other.fetch(byName).map(\.name) == ["Faro Velha"])
         #expect(try ModelContext(container).fetch(byName).map(\.name) == ["Faro Velha"])
     }
 
