@@ -47,15 +47,8 @@ struct ModelRegistry {
     /// The slot holding the object's address, if the table has it.
     private func slot(of object: NSManagedObject) -> Int? {
         guard used > 0 else { return nil }
-        let key = UInt(bitPattern: ObjectIdentifier(object))
-        let mask = slots.count - 1
-        var index = home(of: key)
-        while true {
-            let current = slots[index].key
-            if current == key { return index }
-            if current == Self.empty { return nil }
-            index = (index + 1) & mask
-        }
+        let found = place(of: UInt(bitPattern: ObjectIdentifier(object)))
+        return found.isHeld ? found.index : nil
     }
 
     /// The slot's model, if it is alive.
@@ -67,10 +60,15 @@ struct ModelRegistry {
         return model
     }
 
+    /// The slot's model, if it is alive and still the object's.
+    private func liveModel(at index: Int, of object: NSManagedObject) -> (any PersistentModel)? {
+        guard let model = liveModel(at: index), model._strataBacking.object === object else { return nil }
+        return model
+    }
+
     /// The model registered for the object, if it is alive and still the object's.
     func model(for object: NSManagedObject) -> (any PersistentModel)? {
-        guard let index = slot(of: object), let model = liveModel(at: index) else { return nil }
-        return model._strataBacking.object === object ? model : nil
+        slot(of: object).flatMap { liveModel(at: $0, of: object) }
     }
 
     /// What the table has for an object: its live model, or where a model of it goes.
@@ -113,9 +111,7 @@ struct ModelRegistry {
     func lookup(_ object: NSManagedObject) -> Lookup {
         guard !slots.isEmpty else { return .vacancy(Vacancy(index: -1, isUnused: true, version: version)) }
         let found = place(of: UInt(bitPattern: ObjectIdentifier(object)))
-        if found.isHeld, let model = liveModel(at: found.index), model._strataBacking.object === object {
-            return .model(model)
-        }
+        if found.isHeld, let model = liveModel(at: found.index, of: object) { return .model(model) }
         return .vacancy(Vacancy(index: found.index, isUnused: found.isUnused, version: version))
     }
 

@@ -92,12 +92,12 @@ public struct _ModelStorage<Model: PersistentModel> {
     @inlinable
     public var isEmpty: Bool { backing == nil && object == nil }
 
-    /// The object (of the row, or of the backing data), for an access that ends before
+    /// The row's object while the model keeps only its row, for an access that ends before
     /// anything could replace it: unretained.
     @inlinable
-    var _unretainedObject: Unmanaged<NSManagedObject>? {
-        if let object { return Unmanaged.passUnretained(object) }
-        return backing?._unretainedObject
+    var _unretainedRowObject: Unmanaged<NSManagedObject>? {
+        guard let object else { return nil }
+        return Unmanaged.passUnretained(object)
     }
 }
 
@@ -125,10 +125,11 @@ public func _withBacking<Model: PersistentModel, Result>(
     try withUnsafeMutablePointer(to: &storage) { try body(_ModelValues(storage: $0)) }
 }
 
-/// The values of a model, as its property accessors read and write them: an attribute of a
-/// type the store keeps as it is through the object's typed storage (the row's, or the backing
-/// data's), everything else through the backing data (`_StrataBackingData`, made if the model
-/// kept only its row). The overloads are the backing data's, which the property's type selects.
+/// The values of a model, as its property accessors read and write them: while the model keeps
+/// only its row, an attribute of a type the store keeps as it is through the row's object's
+/// typed storage; everything else through the backing data (`_StrataBackingData`, made if the
+/// model kept only its row), whose accessors read the object's typed storage in turn. The
+/// overloads are the backing data's, which the property's type selects.
 public struct _ModelValues<Model: PersistentModel> {
     @usableFromInline let storage: UnsafeMutablePointer<_ModelStorage<Model>>
 
@@ -139,45 +140,35 @@ public struct _ModelValues<Model: PersistentModel> {
     @inlinable
     var backing: _StrataBackingData<Model> { _prepareBacking(&storage.pointee) }
 
-    /// The context a change is noted in: the row's, or the backing data's.
-    @inlinable
-    func noteChange() {
-        if let context = storage.pointee.context {
-            context.noteChange()
-        } else {
-            storage.pointee.backing?.context?.noteChange()
-        }
-    }
-
     // MARK: Attributes
 
     /// An optional attribute.
     @inlinable
     public func getValue<Value: Codable>(forKey key: String) -> Value? {
-        if ModelValues.isStoredAsIs(Value.self), let object = storage.pointee._unretainedObject {
+        if ModelValues.isStoredAsIs(Value.self), let object = storage.pointee._unretainedRowObject {
             return object._withUnsafeGuaranteedRef { $0._managedValue(forKey: key) }
         }
-        return backing._optionalValue(forKey: key)
+        return backing.getValue(forKey: key)
     }
 
     /// A non-optional attribute (see `_StrataBackingData.getValue(forKey:)`).
     @inlinable
     @_disfavoredOverload
     public func getValue<Value: Codable>(forKey key: String) -> Value {
-        if ModelValues.isStoredAsIs(Value.self), let object = storage.pointee._unretainedObject,
+        if ModelValues.isStoredAsIs(Value.self), let object = storage.pointee._unretainedRowObject,
             let value: Value = object._withUnsafeGuaranteedRef({ $0._managedValue(forKey: key) })
         {
             return value
         }
-        return backing._nonOptionalValue(forKey: key)
+        return backing.getValue(forKey: key)
     }
 
     /// Sets an attribute (nil clears it).
     @inlinable
     public func setValue<Value: Codable>(_ value: Value?, forKey key: String) {
-        if ModelValues.isStoredAsIs(Value.self), let object = storage.pointee._unretainedObject {
+        if ModelValues.isStoredAsIs(Value.self), let object = storage.pointee._unretainedRowObject {
             object._withUnsafeGuaranteedRef { $0._setManagedValue(value, forKey: key) }
-            noteChange()
+            storage.pointee.context?.noteChange()
             return
         }
         backing.setValue(value, forKey: key)
