@@ -30,8 +30,9 @@ enum Goal {
     /// Strata's time per operation under this many milliseconds, whatever raw SQLite's (B12).
     case perOperation(milliseconds: Double)
     /// Strata's time at most this many times Strata's time in the case of that id, in the
-    /// same run (S1: a row through `ModelContext` against the same row through Core Data's API).
-    case ratioToCase(String, Double)
+    /// same run (S1: a row through `ModelContext` against the same row through Core Data's API),
+    /// its ratio to the cases of `also` shown beside.
+    case ratioToCase(String, Double, also: [String] = [])
 
     var text: String {
         switch self {
@@ -40,7 +41,7 @@ enum Goal {
         case .megabytes(let limit): "≤ \(String(format: "%g", limit)) MB"
         case .perObjectGrowth(let limit): "≤ \(String(format: "%g", limit))× per object"
         case .perOperation(let milliseconds): "< \(String(format: "%g", milliseconds)) ms each"
-        case .ratioToCase(let id, let limit): "≤ \(String(format: "%g", limit))× \(id)"
+        case .ratioToCase(let id, let limit, _): "≤ \(String(format: "%g", limit))× \(id)"
         }
     }
 }

@@ -87,18 +87,26 @@ enum Report {
     }
 
     /// A line whose goal is a ratio to another case's Strata time in the same run (S1): raw's
-    /// time as usual, and Strata's with its ratio to `base`'s Strata time instead of raw's.
-    static func relative(_ item: TimedCase, medians: [Stack: Double], base: (TimedCase, [Stack: Double])?) -> Line {
+    /// time as usual, and Strata's with its ratio to `base`'s Strata time instead of raw's, and
+    /// in parentheses its ratios to the goal's other cases (`others`, those that ran).
+    static func relative(
+        _ item: TimedCase, medians: [Stack: Double], base: (TimedCase, [Stack: Double])?,
+        others: [(TimedCase, [Stack: Double])] = []
+    ) -> Line {
         var line = timed(item, medians: medians)
-        guard case .ratioToCase(let id, let limit) = item.goal, let strata = medians[.strata],
+        guard case .ratioToCase(let id, let limit, _) = item.goal, let strata = medians[.strata],
             let index = Stack.allCases.firstIndex(of: .strata)
         else { return line }
+        let beside = others.compactMap { other in
+            other.1[.strata].map { "\(number(strata / $0))× \(other.0.id)" }
+        }
+        let aside = beside.isEmpty ? "" : " (\(beside.joined(separator: ", ")))"
         guard let reference = base?.1[.strata] else {
-            line.cells[index] = "\(number(strata * 1e3)) ms (no \(id))"
+            line.cells[index] = "\(number(strata * 1e3)) ms (no \(id))\(aside)"
             return line
         }
         let ratio = strata / reference
-        line.cells[index] = "\(number(strata * 1e3)) ms \(number(ratio))× \(id)"
+        line.cells[index] = "\(number(strata * 1e3)) ms \(number(ratio))× \(id)\(aside)"
         line.verdict = ratio <= limit ? "yes" : "no"
         return line
     }

@@ -67,10 +67,15 @@ struct Options {
     }
 
     /// Whether the case runs; a growth row (B11s, B11os) compares itself with its full-size
-    /// case (B11, B11o), and an S1 row (S1-B1) with its Core Data row (B1), which run with it.
+    /// case (B11, B11o), and an S1 row (S1-B1) with its Core Data rows (B1, and B1h, which
+    /// records history as SwiftData's stores do), which run with it.
     func includes(_ id: String) -> Bool {
         let id = id.uppercased()
-        return only.map { $0.contains(id) || $0.contains(id + "S") || $0.contains("S1-" + id) } ?? true
+        let history = id.hasSuffix("H") ? "S1-" + id.dropLast() : nil
+        return only.map { only in
+            only.contains(id) || only.contains(id + "S") || only.contains("S1-" + id)
+                || history.map { only.contains($0) } == true
+        } ?? true
     }
 }
 
@@ -167,8 +172,10 @@ func main() throws {
     let results = Array(zip(timed, medians))
     var lines = results.map { item, medians in
         // An S1 row's goal is a ratio to the Strata time of the Core Data row it names.
-        if case .ratioToCase(let id, _) = item.goal {
-            return Report.relative(item, medians: medians, base: results.first { $0.0.id == id })
+        if case .ratioToCase(let id, _, let also) = item.goal {
+            return Report.relative(
+                item, medians: medians, base: results.first { $0.0.id == id },
+                others: also.compactMap { other in results.first { $0.0.id == other } })
         }
         // A growth row's full-size case is the one named without its last letter.
         guard case .perObjectGrowth = item.goal, let full = results.first(where: { $0.0.id == item.id.dropLast() }) else {
@@ -201,7 +208,9 @@ func main() throws {
     print("B11o: inserts at random positions of one ordered to-many, one save; B11os: time per insert, as B11s.")
     print("B12: Strata's time per changed object a fetched results controller handles (no SQL counterpart).")
     print("B13: raw copies the Item table once (INSERT … SELECT); Strata opens the store with model version 2 and migrates it.")
-    print("S1: B1, B3 and B8 through SwiftData's ModelContext (its stores record history), over the Core Data rows.")
+    print(
+        "S1: B1, B3 and B8 through SwiftData's ModelContext, over the Core Data rows doing the same work: S1-B1 and S1-B8"
+            + " over B1h and B8h (SwiftData's stores record history), their ratios to B1 and B8 beside.")
     print("M1, M2, M3: peak resident memory above a child process that starts alike and does no work.")
 }
 

@@ -228,7 +228,9 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
     private func models<T: PersistentModel>(
         of objects: [NSManagedObject], entity: NSEntityDescription?, as type: T.Type
     ) -> [T] {
-        registry.reserve(objects.count)
+        // Objects of SwiftData's class name their models themselves: the table is reserved
+        // for a fetch of others only.
+        if let first = objects.first, _ModelObject.of(first) == nil { registry.reserve(objects.count) }
         // Filled in place: `append` of an array of a generic element is the standard library's
         // unspecialised one, several times dearer for each fetched row.
         return [T](unsafeUninitializedCapacity: objects.count) { buffer, count in
@@ -392,7 +394,7 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
         guard let entity = entity(of: modelType) else {
             preconditionFailure("\(modelType) is not a model of this container's schema")
         }
-        let object = NSManagedObject(entity: entity, insertInto: managed)
+        let object = _ModelObject(entity: entity, insertInto: managed)
         attach(model, to: object)
         return object
     }

@@ -20,6 +20,10 @@ import Strata
 /// object), so a lookup answers a model only if the model is alive and holds that object:
 /// a stale entry is never taken for the model of another object made at the same address.
 /// Tables with dead entries are rebuilt without them when they fill.
+///
+/// The model of an object of a SwiftData container's class (`_ModelObject`, every object of a
+/// `Schema`'s model) is named by the object itself, not in the table: the table is for objects
+/// of other classes.
 struct ModelRegistry {
     private struct Slot {
         /// The object's address; 0 for a slot never used, 1 for one whose entry was removed.
@@ -68,7 +72,14 @@ struct ModelRegistry {
 
     /// The model registered for the object, if it is alive and still the object's.
     func model(for object: NSManagedObject) -> (any PersistentModel)? {
-        slot(of: object).flatMap { liveModel(at: $0, of: object) }
+        if let linking = _ModelObject.of(object) { return Self.linkedModel(of: linking) }
+        return slot(of: object).flatMap { liveModel(at: $0, of: object) }
+    }
+
+    /// The model an object names, if it is alive and still the object's.
+    private static func linkedModel(of object: _ModelObject) -> (any PersistentModel)? {
+        guard let model = object.model, model._strataBacking.object === object else { return nil }
+        return model
     }
 
     /// What the table has for an object: its live model, or where a model of it goes.
@@ -109,6 +120,11 @@ struct ModelRegistry {
     /// a fetched row, which a lookup and then a registration would probe twice. The table must
     /// have room for one more entry (`reserve(_:)`).
     func lookup(_ object: NSManagedObject) -> Lookup {
+        if let linking = _ModelObject.of(object) {
+            // Nothing linked (a row fetched for the first time) needs no test of a model.
+            if linking.hasLink, let model = Self.linkedModel(of: linking) { return .model(model) }
+            return .vacancy(Vacancy(index: -1, isUnused: true, version: version))
+        }
         guard !slots.isEmpty else { return .vacancy(Vacancy(index: -1, isUnused: true, version: version)) }
         let found = place(of: UInt(bitPattern: ObjectIdentifier(object)))
         if found.isHeld, let model = liveModel(at: found.index, of: object) { return .model(model) }
@@ -118,6 +134,10 @@ struct ModelRegistry {
     /// Registers the model for the object in the slot `lookup(_:)` found, or as
     /// `register(_:for:)` does if the table changed since.
     mutating func register(_ model: any PersistentModel, for object: NSManagedObject, at vacancy: Vacancy) {
+        if let linking = _ModelObject.of(object) {
+            linking.link(model)
+            return
+        }
         guard vacancy.version == version, vacancy.index >= 0 else {
             register(model, for: object)
             return
@@ -128,6 +148,10 @@ struct ModelRegistry {
 
     /// Registers the model for the object, in place of any entry the object's address had.
     mutating func register(_ model: any PersistentModel, for object: NSManagedObject) {
+        if let linking = _ModelObject.of(object) {
+            linking.link(model)
+            return
+        }
         reserve(1)
         let found = place(of: UInt(bitPattern: ObjectIdentifier(object)))
         if found.isUnused { used += 1 }
@@ -143,6 +167,10 @@ struct ModelRegistry {
 
     /// Forgets the entry of the object's address, if any.
     mutating func remove(_ object: NSManagedObject) {
+        if let linking = _ModelObject.of(object) {
+            linking.unlink()
+            return
+        }
         guard let index = slot(of: object) else { return }
         version &+= 1
         slots[index] = Slot(key: Self.removed)
@@ -151,6 +179,7 @@ struct ModelRegistry {
     /// Makes room for `count` more entries (a fetch's), so that the table is rebuilt once
     /// rather than several times while the fetch's models are registered.
     mutating func reserve(_ count: Int) {
+        guard count > 0 else { return }
         if (used + count) * 4 > slots.count * 3 { rebuild(adding: count) }
     }
 

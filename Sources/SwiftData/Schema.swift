@@ -50,7 +50,7 @@ public final class Schema: @unchecked Sendable, Hashable, CustomDebugStringConve
         let found = Dictionary(order.map { (ModelTypeInfo.of($0).entityName, $0) }, uniquingKeysWith: { first, _ in first })
         self.types = found
         self.version = version
-        let built = SchemaModelBuilder.build(order)
+        let built = SchemaModelBuilder.build(order, objectClassName: _ModelObject.className)
         entities = built.entities
         managedObjectModel = built.model
     }

@@ -7,7 +7,11 @@ import Strata
 /// inverses named or inferred, as SwiftData lays out its store. A model subclass's entity is a
 /// subentity of its superclass's, with the properties the subclass declares.
 enum SchemaModelBuilder {
-    static func build(_ types: [any PersistentModel.Type]) -> (model: NSManagedObjectModel, entities: [Schema.Entity]) {
+    /// `objectClassName` is the class of the entities' objects: SwiftData's own (`_ModelObject`)
+    /// for a schema's model, `NSManagedObject` for one an app opens through Core Data.
+    static func build(
+        _ types: [any PersistentModel.Type], objectClassName: String = "NSManagedObject"
+    ) -> (model: NSManagedObjectModel, entities: [Schema.Entity]) {
         let infos = types.map { ModelTypeInfo.of($0) }
         var descriptions: [String: NSEntityDescription] = [:]
         var entities: [String: Schema.Entity] = [:]
@@ -16,7 +20,7 @@ enum SchemaModelBuilder {
         for info in infos {
             let entity = NSEntityDescription()
             entity.name = info.entityName
-            entity.managedObjectClassName = "NSManagedObject"
+            entity.managedObjectClassName = objectClassName
             let schemaEntity = Schema.Entity(name: info.entityName)
             var properties: [NSPropertyDescription] = []
             for property in info.ownProperties {

@@ -602,10 +602,40 @@ extension ModelContextBehaviourTests {
         let context = ModelContext(container)
         func fetchAndDrop() throws -> Int { try context.fetch(FetchDescriptor<Trip>()).map(\.name).count }
         #expect(try fetchAndDrop() == 2)
+        // The rows' objects name their models (SwiftData's objects do): the table is empty.
         let registry = try #require(Mirror(reflecting: context).children.first { $0.label == "registry" })
-        #expect(Mirror(reflecting: registry.value).children.map { "\($0.label ?? "") \($0.value)" } == ["entries 2"])
+        #expect(Mirror(reflecting: registry.value).children.map { "\($0.label ?? "") \($0.value)" } == ["entries 0"])
         var text = ""
         dump(context, to: &text, maxDepth: 3)
-        #expect(text.contains("entries: 2"))
+        #expect(text.contains("entries: 0"))
+    }
+
+    /// A row's object names its model by an unowned reference too: it reflects with its model
+    /// while the model is alive, and without it after.
+    @Test("an object reflects with its model while the model is alive, and after it is gone")
+    func objectReflectsAfterItsModelIsGone() throws {
+        let container = try container()
+        try seed(ModelContext(container), ["Faro"])
+        let context = ModelContext(container)
+        func model(of object: AnyObject) -> Any? {
+            Mirror(reflecting: object).children.first { $0.label == "model" }?.value
+        }
+        let object: AnyObject
+        do {
+            let trip = try #require(try context.fetch(FetchDescriptor<Trip>()).first)
+            object = try #require(trip._predicateArgument as AnyObject?)
+            #expect((model(of: object) as? Trip) === trip)
+            #expect(try context.fetch(FetchDescriptor<Trip>()).first === trip, "the object's model is fetched again")
+        }
+        #expect(Mirror(reflecting: object).superclassMirror?.children.contains { $0.label == "entity" } == true)
+        // The model is gone.
+        let gone = try #require(model(of: object))
+        #expect("\(gone)" == "nil")
+        var text = ""
+        dump(object, to: &text, maxDepth: 2)
+        #expect(text.contains("- model: nil"))
+        // A fetch makes a model anew, which the object then names.
+        let again = try #require(try context.fetch(FetchDescriptor<Trip>()).first)
+        #expect((model(of: object) as? Trip) === again && again.name == "Faro")
     }
 }
