@@ -89,23 +89,28 @@ enum Report {
     /// A line whose goal is a ratio to another case's Strata time in the same run (S1): raw's
     /// time as usual, and Strata's with its ratio to `base`'s Strata time instead of raw's, and
     /// in parentheses its ratios to the goal's other cases (`others`, those that ran).
+    ///
+    /// A ratio is the median of the rounds' ratios: each round runs both cases within seconds
+    /// of each other, so that a slower minute of a shared machine slows both of a pair, where a
+    /// ratio of the two medians would compare times taken minutes apart.
     static func relative(
-        _ item: TimedCase, medians: [Stack: Double], base: (TimedCase, [Stack: Double])?,
-        others: [(TimedCase, [Stack: Double])] = []
+        _ item: TimedCase, medians: [Stack: Double], samples: [Double], base: (id: String, samples: [Double])?,
+        others: [(id: String, samples: [Double])] = []
     ) -> Line {
         var line = timed(item, medians: medians)
         guard case .ratioToCase(let id, let limit, _) = item.goal, let strata = medians[.strata],
             let index = Stack.allCases.firstIndex(of: .strata)
         else { return line }
-        let beside = others.compactMap { other in
-            other.1[.strata].map { "\(number(strata / $0))× \(other.0.id)" }
+        func ratio(to reference: [Double]) -> Double? {
+            let ratios = zip(samples, reference).map { $0 / $1 }
+            return ratios.isEmpty ? nil : ratios.median
         }
+        let beside = others.compactMap { other in ratio(to: other.samples).map { "\(number($0))× \(other.id)" } }
         let aside = beside.isEmpty ? "" : " (\(beside.joined(separator: ", ")))"
-        guard let reference = base?.1[.strata] else {
+        guard let reference = base, let ratio = ratio(to: reference.samples) else {
             line.cells[index] = "\(number(strata * 1e3)) ms (no \(id))\(aside)"
             return line
         }
-        let ratio = strata / reference
         line.cells[index] = "\(number(strata * 1e3)) ms \(number(ratio))× \(id)\(aside)"
         line.verdict = ratio <= limit ? "yes" : "no"
         return line

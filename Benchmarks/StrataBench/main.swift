@@ -6,6 +6,7 @@
 //   swift run strata-bench --quick               1/100 of the sizes, two rounds (CI)
 //   options: --scale N (sizes / N)  --rounds N  --queries N (B6)  --only B1,B6,M1
 //            --stacks raw,grdb,strata  --no-memory  --keep (keep the scratch folder)
+//            --samples FILE (every round's time, tab-separated)
 import CSQLite
 import Foundation
 
@@ -19,6 +20,8 @@ struct Options {
     var fixtures: String? = nil
     var scale = 1
     var quick = false
+    /// Where to write every sample (`--samples FILE`), for a closer look than the medians.
+    var samples: String? = nil
 
     init(_ arguments: [String]) throws {
         var rest = arguments[...]
@@ -40,6 +43,7 @@ struct Options {
             case "--keep": keep = true
             case "--child": child = try value(argument)
             case "--fixtures": fixtures = try value(argument)
+            case "--samples": samples = try value(argument)
             default: throw BenchError("unknown argument \(argument)")
             }
         }
@@ -101,7 +105,8 @@ func log(_ message: String) {
 
 /// Runs every timed case `rounds` times, the stacks in a different order each round, and
 /// returns the median seconds per case and stack; stops on a checksum mismatch.
-func runTimed(_ cases: [TimedCase], options: Options, fixtures: Fixtures) throws -> [[Stack: Double]] {
+/// Each case's samples: its seconds per stack, one per round, in the order of the rounds.
+func runTimed(_ cases: [TimedCase], options: Options, fixtures: Fixtures) throws -> [[Stack: [Double]]] {
     var samples = Array(repeating: [Stack: [Double]](), count: cases.count)
     for round in 0..<options.sizes.rounds {
         log("round \(round + 1) of \(options.sizes.rounds)")
@@ -119,7 +124,20 @@ func runTimed(_ cases: [TimedCase], options: Options, fixtures: Fixtures) throws
             }
         }
     }
-    return samples.map { $0.mapValues(\.median) }
+    return samples
+}
+
+/// Writes every sample (case, stack, round, seconds; tab-separated) to the file of `--samples`.
+func writeSamples(_ cases: [TimedCase], _ samples: [[Stack: [Double]]], to path: String) throws {
+    var text = "case\tstack\tround\tseconds\n"
+    for (item, perStack) in zip(cases, samples) {
+        for stack in Stack.allCases {
+            for (round, seconds) in (perStack[stack] ?? []).enumerated() {
+                text += "\(item.id)\t\(stack.rawValue)\t\(round + 1)\t\(seconds)\n"
+            }
+        }
+    }
+    try text.write(toFile: path, atomically: true, encoding: .utf8)
 }
 
 func runMemory(_ cases: [(index: Int, item: MemoryCase)], options: Options) throws -> [[Stack: Int]] {
@@ -163,19 +181,24 @@ func main() throws {
     let fixtures = try Fixtures(directory: directory, sizes: options.sizes, create: true)
 
     let timed = Catalog.timed(options.sizes).filter { options.includes($0.id) }
-    let medians = try runTimed(timed, options: options, fixtures: fixtures)
+    let samples = try runTimed(timed, options: options, fixtures: fixtures)
+    if let path = options.samples { try writeSamples(timed, samples, to: path) }
+    let medians = samples.map { $0.mapValues(\.median) }
     let memoryCases = Array(Catalog.memory(options.sizes).enumerated())
         .filter { options.memory && options.includes($0.element.id) }
         .map { (index: $0.offset, item: $0.element) }
     let peaks = try runMemory(memoryCases, options: options)
 
     let results = Array(zip(timed, medians))
+    let strataSamples = Dictionary(zip(timed.map(\.id), samples.map { $0[.strata] ?? [] }), uniquingKeysWith: { a, _ in a })
     var lines = results.map { item, medians in
-        // An S1 row's goal is a ratio to the Strata time of the Core Data row it names.
+        // An S1 row's goal is a ratio to the Strata time of the Core Data row it names, round
+        // by round.
         if case .ratioToCase(let id, _, let also) = item.goal {
             return Report.relative(
-                item, medians: medians, base: results.first { $0.0.id == id },
-                others: also.compactMap { other in results.first { $0.0.id == other } })
+                item, medians: medians, samples: strataSamples[item.id] ?? [],
+                base: strataSamples[id].map { (id, $0) },
+                others: also.compactMap { other in strataSamples[other].map { (other, $0) } })
         }
         // A growth row's full-size case is the one named without its last letter.
         guard case .perObjectGrowth = item.goal, let full = results.first(where: { $0.0.id == item.id.dropLast() }) else {
@@ -210,7 +233,8 @@ func main() throws {
     print("B13: raw copies the Item table once (INSERT … SELECT); Strata opens the store with model version 2 and migrates it.")
     print(
         "S1: B1, B3 and B8 through SwiftData's ModelContext, over the Core Data rows doing the same work: S1-B1 and S1-B8"
-            + " over B1h and B8h (SwiftData's stores record history), their ratios to B1 and B8 beside.")
+            + " over B1h and B8h (SwiftData's stores record history), their ratios to B1 and B8 beside; each ratio the"
+            + " median of the rounds' ratios.")
     print("M1, M2, M3: peak resident memory above a child process that starts alike and does no work.")
 }
 

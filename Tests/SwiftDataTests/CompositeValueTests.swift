@@ -159,6 +159,8 @@ struct CompositeValueTests {
 
         let model = try #require(NSManagedObjectModel.makeManagedObjectModel(for: [CompositeTrip.self]))
         let entity = try #require(model.entitiesByName["CompositeTrip"])
+        // Core Data's class for an app's Core Data code (a container's context has its own).
+        #expect(entity.managedObjectClassName == "NSManagedObject")
         let destination = try #require(entity.attributesByName["destination"] as? NSCompositeAttributeDescription)
         #expect(destination.isOptional == false)
         #expect(
@@ -174,6 +176,7 @@ struct CompositeValueTests {
         request.predicate = NSPredicate(format: "destination.location.latitude > 50")
         let rows = try coreData.viewContext.fetch(request)
         #expect(rows.compactMap { $0.value(forKey: "name") as? String } == ["oslo"])
+        #expect(rows.allSatisfy { type(of: $0) == NSManagedObject.self })
         let read = try #require(rows.first?.value(forKey: "destination") as? [String: Any])
         #expect(read["city"] as? String == "Oslo" && read["kind"] as? String == "city")
         #expect((read["location"] as? [String: Any])?["longitude"] as? Double == 10.75)

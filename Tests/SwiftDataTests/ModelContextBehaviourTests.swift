@@ -624,6 +624,8 @@ extension ModelContextBehaviourTests {
         do {
             let trip = try #require(try context.fetch(FetchDescriptor<Trip>()).first)
             object = try #require(trip._predicateArgument as AnyObject?)
+            // SwiftData's class of row objects (the schema's entities name it), not Core Data's.
+            #expect(String(reflecting: type(of: object)) == "SwiftData._ModelObject")
             #expect((model(of: object) as? Trip) === trip)
             #expect(try context.fetch(FetchDescriptor<Trip>()).first === trip, "the object's model is fetched again")
         }
