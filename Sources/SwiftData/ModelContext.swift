@@ -34,8 +34,10 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
     private var modelTypes: [ObjectIdentifier: any PersistentModel.Type] = [:]
     /// The entity of each model class this context has inserted models of.
     private var entities: [ObjectIdentifier: NSEntityDescription] = [:]
-    /// Models inserted since the last save, held until it (with their transient values).
-    private var insertedModels: [ObjectIdentifier: any PersistentModel] = [:]
+    /// Models inserted since the last save, held until it (with their transient values). A
+    /// model is attached once between saves and rollbacks, so a list: a table by identity
+    /// hashed each of a large insertion's models and grew under it.
+    private var insertedModels: [any PersistentModel] = []
     private var autosaveScheduled = false
     /// Whether the autosave scheduled waits for the context's next operation (a context used
     /// on a thread of the app's own, where nothing else runs between the owner's calls).
@@ -165,9 +167,20 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
         autosaveAtNextOperation = false
         guard managed.hasChanges else { return }
         NotificationCenter.default.post(name: Self.willSave, object: self)
-        let inserted = managed.insertedObjects
-        let updated = managed.updatedObjects
+        // The deletions the save makes: the delete rules run first, so that models a deletion
+        // cascaded to leave the context with the models deleted by name.
+        managed.processPendingChanges()
         let deleted = managed.deletedObjects
+        // The saved rows' identifiers are those the Core Data context announces as it saves
+        // (`didSaveObjectIDsNotification`, posted on this thread within `save()`): a set of
+        // the changed objects taken before the save would touch and hash each object again.
+        let saved = SavedObjectIDs()
+        let observer = NotificationCenter.default.addObserver(
+            forName: NSManagedObjectContext.didSaveObjectIDsNotification, object: managed, queue: nil
+        ) { notification in
+            saved.userInfo = notification.userInfo
+        }
+        defer { NotificationCenter.default.removeObserver(observer) }
         try managed.save()
         insertedModels.removeAll()
         // A model whose deletion is saved leaves the context (its `modelContext` is nil), and
@@ -176,10 +189,20 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
             if let model = registry.model(for: object) { detach(model) }
         }
         var userInfo: [AnyHashable: Any] = [:]
-        userInfo[NotificationKey.insertedIdentifiers.rawValue] = inserted.map { PersistentIdentifier($0.objectID) }
-        userInfo[NotificationKey.updatedIdentifiers.rawValue] = updated.map { PersistentIdentifier($0.objectID) }
-        userInfo[NotificationKey.deletedIdentifiers.rawValue] = deleted.map { PersistentIdentifier($0.objectID) }
+        for (key, identifiers) in [
+            (NotificationKey.insertedIdentifiers, NSManagedObjectContext.NotificationKey.insertedObjectIDs),
+            (.updatedIdentifiers, .updatedObjectIDs), (.deletedIdentifiers, .deletedObjectIDs),
+        ] {
+            let objectIDs = saved.userInfo?[identifiers.rawValue] as? Set<NSManagedObjectID> ?? []
+            userInfo[key.rawValue] = objectIDs.map { PersistentIdentifier($0) }
+        }
         NotificationCenter.default.post(name: Self.didSave, object: self, userInfo: userInfo)
+    }
+
+    /// What the Core Data context's save announced, kept by its observer (which runs on the
+    /// saving thread, within the save).
+    private final class SavedObjectIDs: @unchecked Sendable {
+        var userInfo: [AnyHashable: Any]?
     }
 
     /// Discards the changes not yet saved: models inserted since are forgotten, changed ones
@@ -187,7 +210,7 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
     public func rollback() {
         entered {
             managed.rollback()
-            for (_, model) in insertedModels { detach(model) }
+            for model in insertedModels { detach(model) }
             insertedModels.removeAll()
         }
         autosaveScheduled = false
@@ -419,7 +442,7 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
             }
         }
         register(model, for: object)
-        insertedModels[ObjectIdentifier(model)] = model
+        insertedModels.append(model)
         // An attribute's value is written from where it is (through the buffer, which lends its
         // elements): an entry copied out holds its value as an existential, which copying
         // copies through its value witnesses.

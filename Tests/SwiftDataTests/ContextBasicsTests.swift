@@ -69,11 +69,15 @@ struct ContextBasicsTests {
         context.insert(trip)
         try context.save()
         #expect(try context.fetchCount(FetchDescriptor<HandStop>()) == 2)
+        let stops = trip.stops
         context.delete(trip)
         #expect(trip.isDeleted)
         try context.save()
         #expect(try context.fetchCount(FetchDescriptor<HandTrip>()) == 0)
         #expect(try context.fetchCount(FetchDescriptor<HandStop>()) == 0)
+        // The models the deletion cascaded to leave the context too, keeping what they read.
+        #expect(trip.modelContext == nil && stops.count == 2 && stops.allSatisfy { $0.modelContext == nil })
+        #expect(Set(stops.map(\.title)) == ["Opera", "Fjord"])
 
         let kept = HandTrip(name: "Kept")
         context.insert(kept)

@@ -101,27 +101,47 @@ struct ModelContextBehaviourTests {
         let container = try container()
         let context = ModelContext(container)
         let seen = Mutex<[String]>([])
-        let inserted = Mutex<[PersistentIdentifier]>([])
+        let identifiers = Mutex<[String: [PersistentIdentifier]]>([:])
         let will = NotificationCenter.default.addObserver(forName: ModelContext.willSave, object: context, queue: nil) { _ in
             seen.withLock { $0.append("will") }
         }
         let did = NotificationCenter.default.addObserver(forName: ModelContext.didSave, object: context, queue: nil) {
             note in
             seen.withLock { $0.append("did") }
-            let ids = note.userInfo?[ModelContext.NotificationKey.insertedIdentifiers.rawValue] as? [PersistentIdentifier]
-            inserted.withLock { $0 = ids ?? [] }
+            var found: [String: [PersistentIdentifier]] = [:]
+            for key in [ModelContext.NotificationKey.insertedIdentifiers, .updatedIdentifiers, .deletedIdentifiers] {
+                found[key.rawValue] = note.userInfo?[key.rawValue] as? [PersistentIdentifier]
+            }
+            identifiers.withLock { $0 = found }
         }
         defer {
             NotificationCenter.default.removeObserver(will)
             NotificationCenter.default.removeObserver(did)
         }
+        func saved(_ key: ModelContext.NotificationKey) -> Set<PersistentIdentifier>? {
+            identifiers.withLock { $0[key.rawValue] }.map(Set.init)
+        }
         let trip = Trip(name: "Noted", destination: "x")
         context.insert(trip)
         try context.save()
         #expect(seen.withLock { $0 } == ["will", "did"])
-        #expect(inserted.withLock { $0 } == [trip.persistentModelID])
+        #expect(saved(.insertedIdentifiers) == [trip.persistentModelID])
+        #expect(saved(.updatedIdentifiers) == [] && saved(.deletedIdentifiers) == [])
         try context.save()
         #expect(seen.withLock { $0 } == ["will", "did"], "a save without changes posts nothing")
+
+        let other = Trip(name: "Other", destination: "y")
+        let third = Trip(name: "Third", destination: "z")
+        context.insert(other)
+        context.insert(third)
+        try context.save()
+        #expect(saved(.insertedIdentifiers) == [other.persistentModelID, third.persistentModelID])
+        trip.destination = "changed"
+        context.delete(other)
+        try context.save()
+        #expect(saved(.insertedIdentifiers) == [] && saved(.updatedIdentifiers) == [trip.persistentModelID])
+        #expect(saved(.deletedIdentifiers) == [other.persistentModelID])
+        #expect(seen.withLock { $0.count } == 6)
     }
 
     @Test("fetch limits, offsets, counts, identifiers, pending changes, enumerate in batches")
