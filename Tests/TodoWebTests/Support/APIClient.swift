@@ -22,7 +22,10 @@ struct APIClient: Sendable {
         self.live = live
         let configuration = URLSessionConfiguration.ephemeral
         configuration.httpMaximumConnectionsPerHost = 32
-        configuration.timeoutIntervalForRequest = 30
+        // Generous: the tests check what the server keeps and answers, not how fast; a request
+        // waiting on 23 conflicting saves while the rest of the suite runs beside it on a
+        // 2-core machine once went 30 s without a byte (CI, session 34).
+        configuration.timeoutIntervalForRequest = 120
         session = URLSession(configuration: configuration)
     }
 
