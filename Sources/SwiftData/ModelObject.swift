@@ -17,10 +17,8 @@ import Strata
 /// `Schema`'s model names (`NSManagedObjectModel.makeManagedObjectModel(for:)` names
 /// `NSManagedObject`, as an app opening the store through Core Data expects).
 final class _ModelObject: NSManagedObject {
-    /// The model's address, for the runtime's test of whether it is alive.
-    @exclusivity(unchecked) private var modelAddress: UnsafeMutableRawPointer?
-    /// The model: read only once it is known to be alive (and retained meanwhile).
-    @exclusivity(unchecked) private unowned(safe) var linkedModel: (any PersistentModel)?
+    /// The model, held unowned.
+    @exclusivity(unchecked) private var linked = UnownedModel()
 
     /// The class name entities of a `Schema`'s model are given.
     static let className = String(reflecting: _ModelObject.self)
@@ -33,27 +31,54 @@ final class _ModelObject: NSManagedObject {
     }
 
     /// Whether a model was linked (alive or not).
-    var hasLink: Bool { modelAddress != nil }
+    var hasLink: Bool { linked.isSet }
 
     /// The linked model, if it is alive.
-    var model: (any PersistentModel)? {
-        guard let address = modelAddress, strata_tryRetain(address) else { return nil }
-        // Retained above, so alive until the release below: the unowned reference loads it.
-        let model = linkedModel
-        Unmanaged<AnyObject>.fromOpaque(address).release()
-        return model
-    }
+    var model: (any PersistentModel)? { linked.model }
 
     /// Names the model as the object's.
-    func link(_ model: any PersistentModel) {
-        modelAddress = Unmanaged.passUnretained(model as AnyObject).toOpaque()
-        linkedModel = model
-    }
+    func link(_ model: any PersistentModel) { linked = UnownedModel(model) }
 
     /// Forgets the model.
-    func unlink() {
-        modelAddress = nil
-        linkedModel = nil
+    func unlink() { linked = UnownedModel() }
+}
+
+/// A model held unowned, as a context's registry and a row's object hold theirs (the model holds
+/// its object and its context): its memory (not the model) stays allocated while it is named, in
+/// the model's own reference count, so its address is never another object's; whether the model
+/// is still alive is asked of the runtime as the load of a weak reference asks it
+/// (`swift_tryRetain`). A weak reference would give the model a side table, which makes every
+/// retain and release of it, wherever the app passes it, a slow one.
+struct UnownedModel {
+    /// The model's address, for the runtime's test of whether it is alive.
+    private var address: UnsafeMutableRawPointer?
+    /// The model: read only once it is known to be alive (and retained meanwhile).
+    private unowned(safe) var reference: (any PersistentModel)?
+
+    init() {}
+
+    init(_ model: any PersistentModel) {
+        address = Unmanaged.passUnretained(model as AnyObject).toOpaque()
+        reference = model
+    }
+
+    /// Whether a model is named (alive or not).
+    var isSet: Bool { address != nil }
+
+    /// Whether the model named is alive.
+    var isAlive: Bool {
+        guard let address, strata_tryRetain(address) else { return false }
+        Unmanaged<AnyObject>.fromOpaque(address).release()
+        return true
+    }
+
+    /// The model, if it is alive.
+    var model: (any PersistentModel)? {
+        guard let address, strata_tryRetain(address) else { return nil }
+        // Retained above, so alive until the release below: the unowned reference loads it.
+        let model = reference
+        Unmanaged<AnyObject>.fromOpaque(address).release()
+        return model
     }
 }
 

@@ -1,4 +1,3 @@
-import CStrataRuntime
 import Strata
 
 /// A context's models by their rows' objects, held by unowned references: a model no one
@@ -28,10 +27,8 @@ struct ModelRegistry {
     private struct Slot {
         /// The object's address; 0 for a slot never used, 1 for one whose entry was removed.
         var key: UInt = 0
-        /// The model's address, for the runtime's test of whether it is alive.
-        var address: UnsafeMutableRawPointer?
-        /// The model: read only once it is known to be alive (and retained meanwhile).
-        unowned(safe) var model: (any PersistentModel)?
+        /// The model.
+        var model = UnownedModel()
     }
 
     private static let empty: UInt = 0
@@ -57,11 +54,7 @@ struct ModelRegistry {
 
     /// The slot's model, if it is alive.
     private func liveModel(at index: Int) -> (any PersistentModel)? {
-        guard let address = slots[index].address, strata_tryRetain(address) else { return nil }
-        // Retained above, so alive until the release below: the unowned reference loads it.
-        let model = slots[index].model
-        Unmanaged<AnyObject>.fromOpaque(address).release()
-        return model
+        slots[index].model.model
     }
 
     /// The slot's model, if it is alive and still the object's.
@@ -134,10 +127,7 @@ struct ModelRegistry {
     /// Registers the model for the object in the slot `lookup(_:)` found, or as
     /// `register(_:for:)` does if the table changed since.
     mutating func register(_ model: any PersistentModel, for object: NSManagedObject, at vacancy: Vacancy) {
-        if let linking = _ModelObject.of(object) {
-            linking.link(model)
-            return
-        }
+        // A vacancy of an object that names its model (index -1) goes to `register(_:for:)`.
         guard vacancy.version == version, vacancy.index >= 0 else {
             register(model, for: object)
             return
@@ -161,8 +151,7 @@ struct ModelRegistry {
     private mutating func store(_ model: any PersistentModel, for object: NSManagedObject, at index: Int) {
         version &+= 1
         slots[index].key = UInt(bitPattern: ObjectIdentifier(object))
-        slots[index].address = Unmanaged.passUnretained(model as AnyObject).toOpaque()
-        slots[index].model = model
+        slots[index].model = UnownedModel(model)
     }
 
     /// Forgets the entry of the object's address, if any.
@@ -193,8 +182,7 @@ struct ModelRegistry {
         swap(&old, &slots)
         var live = 0
         for index in old.indices where old[index].key > Self.removed {
-            if let address = old[index].address, strata_tryRetain(address) {
-                Unmanaged<AnyObject>.fromOpaque(address).release()
+            if old[index].model.isAlive {
                 live += 1
             } else {
                 old[index] = Slot(key: Self.removed)
