@@ -101,6 +101,15 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
                 }
                 """,
                 DeclSyntax(fetchedInitializer),
+                // The model's storage, for its context: a model inserted keeps its values there
+                // until its row's object has them, then only its row, as a fetched one does.
+                """
+                public func _$withStorage<_$Model, _$Result>(
+                    as type: _$Model.Type, _ body: (inout SwiftData._ModelStorage<_$Model>) -> _$Result
+                ) -> _$Result? {
+                    SwiftData._withStorage(&_$backingData, as: type, body)
+                }
+                """,
                 registrar,
                 """
                 public static var _$constraints: SwiftData._ModelConstraints {

@@ -9,7 +9,7 @@ import SwiftSyntaxMacros
 /// var name: String {
 ///     @storageRestrictions(accesses: _$backingData, initializes: _name)
 ///     init(initialValue) {
-///         SwiftData._prepareBacking(&_$backingData).setValue(initialValue, forKey: "name")
+///         SwiftData._withBacking(&_$backingData) { $0.setValue(initialValue, forKey: "name") }
 ///         _name = _SwiftDataNoType()
 ///     }
 ///     get {
@@ -26,7 +26,7 @@ import SwiftSyntaxMacros
 /// ```
 ///
 /// The init accessor of an optional property (`String?`, `String!`, `Optional<String>`) sets
-/// nil only when the model holds values already (backing data, or a fetched row): every
+/// nil only when the model holds values already (backing data, a row, or values set before): every
 /// initialiser sets such a property to nil first, those of a fetched model included, and a
 /// backing data made for that alone would be replaced at once (an allocation and a release for
 /// each fetched row). Nil set with no values set before is nothing to record.
@@ -50,13 +50,13 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
             init(initialValue) {
                 \(storage) = _SwiftDataNoType()
                 if initialValue == nil, _$backingData.isEmpty { return }
-                SwiftData._prepareBacking(&_$backingData).setValue(initialValue, forKey: \(key))
+                SwiftData._withBacking(&_$backingData) { $0.setValue(initialValue, forKey: \(key)) }
             }
             """
             : """
             @storageRestrictions(accesses: _$backingData, initializes: \(storage))
             init(initialValue) {
-                SwiftData._prepareBacking(&_$backingData).setValue(initialValue, forKey: \(key))
+                SwiftData._withBacking(&_$backingData) { $0.setValue(initialValue, forKey: \(key)) }
                 \(storage) = _SwiftDataNoType()
             }
             """

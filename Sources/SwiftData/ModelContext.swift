@@ -127,10 +127,10 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
     /// Marks the model deleted; the deletion is saved with the next save. A model never
     /// inserted is forgotten.
     public func delete<T: PersistentModel>(_ model: T) {
-        let backing = model._strataBacking
-        guard let object = backing.object else { return }
+        let row = model._strataRow
+        guard let object = row.object else { return }
         entered(autosaving: true) {
-            if backing.context === self {
+            if row.context === self {
                 managed.delete(object)
             } else if let own = try? managed.existingObject(with: object.objectID) {
                 managed.delete(own)
@@ -396,10 +396,10 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
     /// The object of a model in this context, inserting the model (and, through its values
     /// set before insertion, the models they reach) when no context holds it.
     func insertedObject<T: PersistentModel>(of model: T) -> NSManagedObject {
-        let backing = model._strataBacking
-        if let object = backing.object {
-            if backing.context === self { return object }
-            if backing.context != nil || object.managedObjectContext != nil {
+        let row = model._strataRow
+        if let object = row.object {
+            if row.context === self { return object }
+            if row.context != nil || object.managedObjectContext != nil {
                 return managed.object(with: object.objectID)
             }
             // A model whose insertion was rolled back: its object, which kept its values, is
@@ -426,19 +426,25 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
     /// backing data of a subclass's model), and writes to it the values the model was given
     /// while it had none (relationships too, for a model rolled back and inserted again).
     private func attach<T: PersistentModel>(_ model: T, to object: NSManagedObject) {
-        let backing = model._strataBacking
         let info = ModelTypeInfo.of(type(of: model) as any PersistentModel.Type)
-        var pending = backing.pending.entries
-        backing.pending = _PendingValues()
-        backing.object = object
-        backing.context = self
-        if info.superType != nil {
-            // Each class of a subclass's hierarchy keeps the values its own properties were given.
-            for storage in model._$backingDataChain() where storage !== backing {
-                pending += storage.pending.entries
-                storage.pending = _PendingValues()
-                storage.object = object
-                storage.context = self
+        var pending: [_PendingValues.Entry]
+        if let kept = model._$withStorage(as: T.self, { storage in storage.attach(object, context: self) }) ?? nil {
+            // A final class's model that kept its values in its storage: it keeps its row there.
+            pending = kept
+        } else {
+            let backing = model._strataBacking
+            pending = backing.pending.entries
+            backing.pending = _PendingValues()
+            backing.object = object
+            backing.context = self
+            if info.superType != nil {
+                // Each class of a subclass's hierarchy keeps the values its own properties were given.
+                for storage in model._$backingDataChain() where storage !== backing {
+                    pending += storage.pending.entries
+                    storage.pending = _PendingValues()
+                    storage.object = object
+                    storage.context = self
+                }
             }
         }
         register(model, for: object)

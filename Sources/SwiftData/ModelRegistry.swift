@@ -59,7 +59,7 @@ struct ModelRegistry {
 
     /// The slot's model, if it is alive and still the object's.
     private func liveModel(at index: Int, of object: NSManagedObject) -> (any PersistentModel)? {
-        guard let model = liveModel(at: index), model._strataBacking.object === object else { return nil }
+        guard let model = liveModel(at: index), model._strataRow.object === object else { return nil }
         return model
     }
 
@@ -71,7 +71,7 @@ struct ModelRegistry {
 
     /// The model an object names, if it is alive and still the object's.
     private static func linkedModel(of object: _ModelObject) -> (any PersistentModel)? {
-        guard let model = object.model, model._strataBacking.object === object else { return nil }
+        guard let model = object.model, model._strataRow.object === object else { return nil }
         return model
     }
 

@@ -33,6 +33,12 @@ public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable, 
     /// whose model keeps only its row until its backing data is asked for; others make theirs
     /// through `init(backingData:)` here).
     static func _$model(object: AnyObject, context: ModelContext) -> Self
+
+    /// Runs `body` over the model's storage when it is of the given model class (written by
+    /// `@Model` for final classes, whose model keeps its row, or its values before insertion,
+    /// there); nil for other classes. (Generic over the class, as a requirement naming `Self`
+    /// there could not be met by a class that is not final.)
+    func _$withStorage<Model, Result>(as type: Model.Type, _ body: (inout _ModelStorage<Model>) -> Result) -> Result?
 }
 
 extension PersistentModel {
@@ -44,26 +50,30 @@ extension PersistentModel {
         Self(backingData: _StrataBackingData<Self>(object: object as? NSManagedObject, context: context))
     }
 
+    public func _$withStorage<Model, Result>(
+        as type: Model.Type, _ body: (inout _ModelStorage<Model>) -> Result
+    ) -> Result? { nil }
+
     /// The model's identifier: temporary until its context first saves it, then the row's.
     public var persistentModelID: PersistentIdentifier {
-        _strataBacking.persistentModelID
-            ?? _strataBacking.unsavedIdentifier(entityName: ModelTypeInfo.of(type(of: self)).entityName)
+        if let object = _strataRow.object { return PersistentIdentifier(object.objectID) }
+        return _strataBacking.unsavedIdentifier(entityName: ModelTypeInfo.of(type(of: self)).entityName)
     }
 
     /// The context the model was inserted into or fetched by; `nil` before insertion, after its
     /// insertion is rolled back and after its deletion is saved.
-    public var modelContext: ModelContext? { _strataBacking.context }
+    public var modelContext: ModelContext? { _strataRow.context }
 
     /// Whether the model has changes its context has not saved (an unsaved insertion included).
-    public var hasChanges: Bool { _strataBacking.object?.hasChanges ?? false }
+    public var hasChanges: Bool { _strataRow.object?.hasChanges ?? false }
 
     /// Whether the model was deleted from its context (and the deletion not yet saved).
-    public var isDeleted: Bool { _strataBacking.object?.isDeleted ?? false }
+    public var isDeleted: Bool { _strataRow.object?.isDeleted ?? false }
 
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs === rhs }
 
     /// In predicates, a model stands for its context's object of its row.
-    public var _predicateArgument: Any? { _strataBacking.object }
+    public var _predicateArgument: Any? { _strataRow.object }
 
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 
@@ -86,6 +96,14 @@ extension PersistentModel {
         // (its general cast, several times dearer).
         let backing: AnyObject = persistentBackingData
         return (backing as? _StrataBackingStorage) ?? _StrataBackingData<Self>()
+    }
+
+    /// The row's object and context, wherever the model keeps them (in its storage, or in its
+    /// backing data): what asks no backing data to be made.
+    var _strataRow: (object: NSManagedObject?, context: ModelContext?) {
+        if let row = _$withStorage(as: Self.self, { $0.row }) { return row }
+        let backing = _strataBacking
+        return (backing.object, backing.context)
     }
 
     /// `persistentModelID` in a predicate stands for the model (its row).

@@ -52,16 +52,23 @@ public class _StrataBackingStorage {
 /// the model of a fetched row that nothing has asked the backing data of, only the row's
 /// object and context, so that fetching a row makes one object (the model) rather than two.
 ///
-/// The row moves into a backing data made for it when anything asks for the backing data
-/// (`_prepareBacking`: `persistentBackingData`, the context's insertions, deletions and
-/// identifiers, a relationship or a value of a type the store does not keep as it is), and the
-/// model reads and writes that from then on: the state of a model is always in one place.
+/// A model made by the app keeps the values its initialiser sets here too, and a context
+/// inserting it writes them to the row's object and leaves the model keeping only its row, as
+/// a fetched one: an inserted model makes no backing data either.
+///
+/// The row, or those values, move into a backing data made for them when anything asks for
+/// the backing data (`_prepareBacking`: `persistentBackingData`, identifiers of models not yet
+/// inserted, subclasses' hierarchies, a relationship read, a value of a type the store does not
+/// keep as it is, a value read before insertion), and the model reads and writes that from then
+/// on: the state of a model is always in one place.
 public struct _ModelStorage<Model: PersistentModel> {
     /// The backing data, once made.
     @usableFromInline var backing: _StrataBackingData<Model>?
-    /// The fetched row's object and context while there is no backing data.
+    /// The row's object and context while there is no backing data (a fetched or inserted model).
     @usableFromInline var object: NSManagedObject?
     @usableFromInline var context: ModelContext?
+    /// The values set before insertion while there is no backing data (models as models).
+    @usableFromInline var pending = _PendingValues()
 
     /// No values yet: a model made by the app gets its backing data at the first value set.
     @inlinable
@@ -88,9 +95,32 @@ public struct _ModelStorage<Model: PersistentModel> {
         backing = _StrataBackingData<Model>.adopting(inherited: backingData)
     }
 
-    /// Neither backing data nor a row: nothing was set.
+    /// Neither backing data nor a row nor values: nothing was set.
     @inlinable
-    public var isEmpty: Bool { backing == nil && object == nil }
+    public var isEmpty: Bool { backing == nil && object == nil && pending.isEmpty }
+
+    /// Neither backing data nor a row: a model not inserted, whose values are kept here.
+    @inlinable
+    var keepsValues: Bool { backing == nil && object == nil }
+
+    /// Makes a model that kept its values here keep the row's object just inserted for it (and
+    /// its context) instead, and answers the values, for the context to write to the object;
+    /// nil when the model has backing data, which the context attaches instead.
+    mutating func attach(_ object: NSManagedObject, context: ModelContext) -> [_PendingValues.Entry]? {
+        guard backing == nil else { return nil }
+        let entries = pending.entries
+        pending = _PendingValues()
+        self.object = object
+        self.context = context
+        return entries
+    }
+
+    /// The row's object and context, wherever the model keeps them.
+    @inlinable
+    var row: (object: NSManagedObject?, context: ModelContext?) {
+        if let backing { return (backing.object, backing.context) }
+        return (object, context)
+    }
 
     /// The row's object while the model keeps only its row, for an access that ends before
     /// anything could replace it: unretained.
@@ -110,8 +140,25 @@ public func _prepareBacking<Model: PersistentModel>(_ storage: inout _ModelStora
     let backing = _StrataBackingData<Model>(object: storage.object, context: storage.context)
     storage.object = nil
     storage.context = nil
+    if !storage.pending.isEmpty {
+        backing.pending = storage.pending
+        storage.pending = _PendingValues()
+    }
     storage.backing = backing
     return backing
+}
+
+/// Runs `body` over a model's storage when it is of the given model class (what `@Model`'s
+/// `_$withStorage(as:_:)` of a final class does), else answers nil.
+@inlinable
+public func _withStorage<Model: PersistentModel, Other, Result>(
+    _ storage: inout _ModelStorage<Model>, as type: Other.Type, _ body: (inout _ModelStorage<Other>) -> Result
+) -> Result? {
+    guard Model.self == Other.self else { return nil }
+    // The same type: the storage is viewed as what it is.
+    return withUnsafeMutablePointer(to: &storage) { pointer in
+        pointer.withMemoryRebound(to: _ModelStorage<Other>.self, capacity: 1) { body(&$0.pointee) }
+    }
 }
 
 /// Runs `body` with a view of a model's values: what every property read and write of a
@@ -163,7 +210,7 @@ public struct _ModelValues<Model: PersistentModel> {
         return backing.getValue(forKey: key)
     }
 
-    /// Sets an attribute (nil clears it).
+    /// Sets an attribute (nil clears it): before insertion, kept in the model's storage.
     @inlinable
     public func setValue<Value: Codable>(_ value: Value?, forKey key: String) {
         if ModelValues.isStoredAsIs(Value.self), let object = storage.pointee._unretainedRowObject {
@@ -171,10 +218,24 @@ public struct _ModelValues<Model: PersistentModel> {
             storage.pointee.context?.noteChange()
             return
         }
+        if storage.pointee.keepsValues {
+            storage.pointee.pending.setAttribute(value, forKey: key)
+            return
+        }
         backing.setValue(value, forKey: key)
     }
 
-    // MARK: Relationships (through the backing data)
+    // MARK: Relationships (through the backing data, but for those set before insertion)
+
+    /// Keeps a relationship's value set before insertion in the model's storage (as its
+    /// backing data would: `_setPending`), so that a model whose initialiser sets one (an
+    /// empty to-many's `= []`) makes no backing data either; false when the model has backing
+    /// data or a row.
+    func keptBeforeInsertion<Value>(_ value: Value?, forKey key: String) -> Bool {
+        guard storage.pointee.keepsValues else { return false }
+        storage.pointee.pending.setTyped(value, forKey: key, isAttribute: false)
+        return true
+    }
 
     public func getValue<Value: PersistentModel>(forKey key: String) -> Value? { backing._toOne(forKey: key) }
 
@@ -185,12 +246,18 @@ public struct _ModelValues<Model: PersistentModel> {
 
     public func getValue<Value: PersistentModel>(forKey key: String) -> [Value]? { backing._optionalToMany(forKey: key) }
 
-    public func setValue<Value: PersistentModel>(_ value: Value?, forKey key: String) { backing._setToOne(value, forKey: key) }
+    public func setValue<Value: PersistentModel>(_ value: Value?, forKey key: String) {
+        if keptBeforeInsertion(value, forKey: key) { return }
+        backing._setToOne(value, forKey: key)
+    }
 
-    public func setValue<Value: PersistentModel>(_ value: [Value], forKey key: String) { backing._setToMany(value, forKey: key) }
+    public func setValue<Value: PersistentModel>(_ value: [Value], forKey key: String) {
+        if keptBeforeInsertion(value, forKey: key) { return }
+        backing._setToMany(value, forKey: key)
+    }
 
     public func setValue<Value: PersistentModel>(_ value: [Value]?, forKey key: String) {
-        backing._setToMany(value ?? [], forKey: key)
+        setValue(value ?? [], forKey: key)
     }
 
     public func getValue<Value: PersistentModel & Codable>(forKey key: String) -> Value? { backing._toOne(forKey: key) }
@@ -207,15 +274,17 @@ public struct _ModelValues<Model: PersistentModel> {
     }
 
     public func setValue<Value: PersistentModel & Codable>(_ value: Value?, forKey key: String) {
+        if keptBeforeInsertion(value, forKey: key) { return }
         backing._setToOne(value, forKey: key)
     }
 
     public func setValue<Value: PersistentModel & Codable>(_ value: [Value], forKey key: String) {
+        if keptBeforeInsertion(value, forKey: key) { return }
         backing._setToMany(value, forKey: key)
     }
 
     public func setValue<Value: PersistentModel & Codable>(_ value: [Value]?, forKey key: String) {
-        backing._setToMany(value ?? [], forKey: key)
+        setValue(value ?? [], forKey: key)
     }
 }
 
@@ -305,13 +374,7 @@ public final class _StrataBackingData<Model: PersistentModel>: _StrataBackingSto
     @inlinable
     public func setValue<Value: Codable>(_ value: Value?, forKey key: String) {
         guard let object = _unretainedObject else {
-            // An optional property's implicit initial value (nil) is set this way in every
-            // initialiser, `init(backingData:)` included, before any value was: nothing to clear.
-            guard let value else {
-                if !pending.isEmpty { pending.remove(key) }
-                return
-            }
-            pending.set(_PendingValues.attribute(value), forKey: key, isAttribute: true)
+            pending.setAttribute(value, forKey: key)
             return
         }
         if ModelValues.isStoredAsIs(Value.self) {
@@ -455,11 +518,7 @@ public final class _StrataBackingData<Model: PersistentModel>: _StrataBackingSto
     }
 
     func _setPending<Value>(_ value: Value?, forKey key: String, isAttribute: Bool = false) {
-        if let value {
-            pending.set(_TypedPendingValue(value), forKey: key, isAttribute: isAttribute)
-        } else {
-            pending.remove(key)
-        }
+        pending.setTyped(value, forKey: key, isAttribute: isAttribute)
     }
 }
 
@@ -535,6 +594,27 @@ struct _PendingValues {
         entries.append(Entry(key: key, value: value, isAttribute: isAttribute))
         keys.append(key)
         marks |= Self.mark(of: key)
+    }
+
+    /// Sets an attribute's value, or removes it (nil). An optional property's implicit initial
+    /// value (nil) is set this way in every initialiser, `init(backingData:)` included, before
+    /// any value was: nothing to remove.
+    @inlinable
+    mutating func setAttribute<Value>(_ value: Value?, forKey key: String) {
+        guard let value else {
+            if !isEmpty { remove(key) }
+            return
+        }
+        set(Self.attribute(value), forKey: key, isAttribute: true)
+    }
+
+    /// Sets a value (a relationship's, or an attribute's the general way), or removes it (nil).
+    mutating func setTyped<Value>(_ value: Value?, forKey key: String, isAttribute: Bool) {
+        if let value {
+            set(_TypedPendingValue(value), forKey: key, isAttribute: isAttribute)
+        } else {
+            remove(key)
+        }
     }
 
     @inlinable

@@ -286,6 +286,12 @@ struct ModelConditionalExpansionTests {
                         self._$backingData = storage
                     }
 
+                    public func _$withStorage<_$Model, _$Result>(
+                        as type: _$Model.Type, _ body: (inout SwiftData._ModelStorage<_$Model>) -> _$Result
+                    ) -> _$Result? {
+                        SwiftData._withStorage(&_$backingData, as: type, body)
+                    }
+
                     @Transient @exclusivity(unchecked) private var _$observationRegistrar = SwiftData._ModelObservationRegistrar()
 
                     public static var _$constraints: SwiftData._ModelConstraints {
@@ -346,6 +352,12 @@ struct ModelConditionalExpansionTests {
 
                     private init(_$storage storage: SwiftData._ModelStorage<Badge>) {
                         self._$backingData = storage
+                    }
+
+                    public func _$withStorage<_$Model, _$Result>(
+                        as type: _$Model.Type, _ body: (inout SwiftData._ModelStorage<_$Model>) -> _$Result
+                    ) -> _$Result? {
+                        SwiftData._withStorage(&_$backingData, as: type, body)
                     }
 
                     @Transient @exclusivity(unchecked) private var _$observationRegistrar = SwiftData._ModelObservationRegistrar()

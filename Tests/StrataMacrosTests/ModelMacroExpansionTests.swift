@@ -13,10 +13,14 @@ func persistedProperty(_ declaration: String, key: String, keyPath: String? = ni
                     if initialValue == nil, _$backingData.isEmpty {
                         return
                     }
-                    SwiftData._prepareBacking(&_$backingData).setValue(initialValue, forKey: "\(key)")
+                    SwiftData._withBacking(&_$backingData) {
+                        $0.setValue(initialValue, forKey: "\(key)")
+                    }
         """
         : """
-                    SwiftData._prepareBacking(&_$backingData).setValue(initialValue, forKey: "\(key)")
+                    SwiftData._withBacking(&_$backingData) {
+                        $0.setValue(initialValue, forKey: "\(key)")
+                    }
                     _\(key) = _SwiftDataNoType()
         """
     return """
@@ -87,6 +91,12 @@ func modelMembers(
         \(initialisers)        self._$backingData = storage
             }
 
+            public func _$withStorage<_$Model, _$Result>(
+                as type: _$Model.Type, _ body: (inout SwiftData._ModelStorage<_$Model>) -> _$Result
+            ) -> _$Result? {
+                SwiftData._withStorage(&_$backingData, as: type, body)
+            }
+
             @Transient @exclusivity(unchecked) private var _$observationRegistrar = SwiftData._ModelObservationRegistrar()
 
             public static var _$constraints: SwiftData._ModelConstraints {
@@ -132,7 +142,9 @@ struct ModelMacroExpansionTests {
                     var name: String {
                         @storageRestrictions(accesses: _$backingData, initializes: _name)
                         init(initialValue) {
-                            SwiftData._prepareBacking(&_$backingData).setValue(initialValue, forKey: "name")
+                            SwiftData._withBacking(&_$backingData) {
+                                $0.setValue(initialValue, forKey: "name")
+                            }
                             _name = _SwiftDataNoType()
                         }
                         get {
@@ -154,7 +166,9 @@ struct ModelMacroExpansionTests {
                     var start: Date {
                         @storageRestrictions(accesses: _$backingData, initializes: _start)
                         init(initialValue) {
-                            SwiftData._prepareBacking(&_$backingData).setValue(initialValue, forKey: "start")
+                            SwiftData._withBacking(&_$backingData) {
+                                $0.setValue(initialValue, forKey: "start")
+                            }
                             _start = _SwiftDataNoType()
                         }
                         get {
@@ -181,7 +195,9 @@ struct ModelMacroExpansionTests {
                             if initialValue == nil, _$backingData.isEmpty {
                                 return
                             }
-                            SwiftData._prepareBacking(&_$backingData).setValue(initialValue, forKey: "code")
+                            SwiftData._withBacking(&_$backingData) {
+                                $0.setValue(initialValue, forKey: "code")
+                            }
                         }
                         get {
                             _$observationRegistrar.access(self, keyPath: \.code)
@@ -203,7 +219,9 @@ struct ModelMacroExpansionTests {
                     var stops: [Stop] {
                         @storageRestrictions(accesses: _$backingData, initializes: _stops)
                         init(initialValue) {
-                            SwiftData._prepareBacking(&_$backingData).setValue(initialValue, forKey: "stops")
+                            SwiftData._withBacking(&_$backingData) {
+                                $0.setValue(initialValue, forKey: "stops")
+                            }
                             _stops = _SwiftDataNoType()
                         }
                         get {
@@ -265,6 +283,12 @@ struct ModelMacroExpansionTests {
                         _code = _SwiftDataNoType()
                         _stops = _SwiftDataNoType()
                         self._$backingData = storage
+                    }
+
+                    public func _$withStorage<_$Model, _$Result>(
+                        as type: _$Model.Type, _ body: (inout SwiftData._ModelStorage<_$Model>) -> _$Result
+                    ) -> _$Result? {
+                        SwiftData._withStorage(&_$backingData, as: type, body)
                     }
 
                     @Transient @exclusivity(unchecked) private var _$observationRegistrar = SwiftData._ModelObservationRegistrar()
