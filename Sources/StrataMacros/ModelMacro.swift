@@ -82,6 +82,17 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             "self._$backingData = storage"
         }
 
+        // The root class's storage, for its context: a model of the class inserted keeps its
+        // values there until its row's object has them, then only its row (as a fetched model of
+        // a final class does). A subclass's model keeps its values in backing data.
+        let withStorage: DeclSyntax = """
+            public func _$withStorage<_$Model, _$Result>(
+                as type: _$Model.Type, _ body: (inout SwiftData._ModelStorage<_$Model>) -> _$Result
+            ) -> _$Result? {
+                SwiftData._withStorage(&_$backingData, as: type, body)
+            }
+            """
+
         if shape == .finalRoot {
             return [
                 backingData,
@@ -101,15 +112,7 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
                 }
                 """,
                 DeclSyntax(fetchedInitializer),
-                // The model's storage, for its context: a model inserted keeps its values there
-                // until its row's object has them, then only its row, as a fetched one does.
-                """
-                public func _$withStorage<_$Model, _$Result>(
-                    as type: _$Model.Type, _ body: (inout SwiftData._ModelStorage<_$Model>) -> _$Result
-                ) -> _$Result? {
-                    SwiftData._withStorage(&_$backingData, as: type, body)
-                }
-                """,
+                withStorage,
                 registrar,
                 """
                 public static var _$constraints: SwiftData._ModelConstraints {
@@ -141,6 +144,7 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
                 """,
                 schemaHelper,
                 DeclSyntax(rootInitializer),
+                withStorage,
                 registrar,
                 """
                 \(access) class var _$constraints: SwiftData._ModelConstraints {

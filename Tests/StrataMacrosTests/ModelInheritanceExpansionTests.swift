@@ -58,6 +58,12 @@ struct ModelInheritanceExpansionTests {
                         self._$backingData = SwiftData._ModelStorage<Trip>(adopting: backingData)
                     }
 
+                    public func _$withStorage<_$Model, _$Result>(
+                        as type: _$Model.Type, _ body: (inout SwiftData._ModelStorage<_$Model>) -> _$Result
+                    ) -> _$Result? {
+                        SwiftData._withStorage(&_$backingData, as: type, body)
+                    }
+
                     @Transient @exclusivity(unchecked) private var _$observationRegistrar = SwiftData._ModelObservationRegistrar()
 
                     public class var _$constraints: SwiftData._ModelConstraints {
@@ -107,6 +113,12 @@ struct ModelInheritanceExpansionTests {
 
                     public required init(backingData: any SwiftData.BackingData<Item>) {
                         self._$backingData = SwiftData._ModelStorage<Item>(adopting: backingData)
+                    }
+
+                    public func _$withStorage<_$Model, _$Result>(
+                        as type: _$Model.Type, _ body: (inout SwiftData._ModelStorage<_$Model>) -> _$Result
+                    ) -> _$Result? {
+                        SwiftData._withStorage(&_$backingData, as: type, body)
                     }
 
                     @Transient @exclusivity(unchecked) private var _$observationRegistrar = SwiftData._ModelObservationRegistrar()

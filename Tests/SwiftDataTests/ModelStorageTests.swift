@@ -31,6 +31,28 @@ final class Volume {
     }
 }
 
+/// A class that may have subclasses, and one.
+@Model
+class Parcel {
+    var label: String
+    var weight: Int
+
+    init(label: String, weight: Int) {
+        self.label = label
+        self.weight = weight
+    }
+}
+
+@Model
+class Crate: Parcel {
+    var slots: Int
+
+    init(label: String, weight: Int, slots: Int) {
+        self.slots = slots
+        super.init(label: label, weight: weight)
+    }
+}
+
 /// Where a model keeps its state: backing data made, row object kept, keys of the values set
 /// before insertion.
 private struct StorageState: Equatable {
@@ -137,5 +159,25 @@ struct ModelStorageTests {
         #expect(gone.modelContext == nil && gone.label == "E")
         #expect(kept.modelContext === context)
         #expect(try saved(container) == ["D 1 nil []"])
+    }
+
+    @Test("a model of a class that may have subclasses keeps its row too; a subclass's model its backing data")
+    func classHierarchy() throws {
+        let container = try ModelContainer(
+            for: Parcel.self, Crate.self, configurations: ModelConfiguration(url: try temporaryStoreURL()))
+        let context = ModelContext(container)
+        let parcel = Parcel(label: "small", weight: 2)
+        let crate = Crate(label: "large", weight: 30, slots: 6)
+        #expect(try state(of: parcel) == StorageState(hasBacking: false, hasRow: false, keptKeys: ["label", "weight"]))
+        context.insert(parcel)
+        context.insert(crate)
+        #expect(try state(of: parcel) == StorageState(hasBacking: false, hasRow: true, keptKeys: []))
+        #expect(try state(of: crate as Parcel).hasBacking, "each class of a subclass's model has backing data")
+        #expect(parcel.modelContext === context && crate.modelContext === context)
+        #expect(parcel.label == "small" && crate.label == "large" && crate.weight == 30 && crate.slots == 6)
+        parcel.weight = 3
+        try context.save()
+        let fetched = try ModelContext(container).fetch(FetchDescriptor<Parcel>(sortBy: [SortDescriptor(\.label)]))
+        #expect(fetched.map { "\($0.label) \($0.weight) \(($0 as? Crate)?.slots ?? 0)" } == ["large 30 6", "small 3 0"])
     }
 }
