@@ -458,7 +458,7 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
         let relationships: [_PendingValues.Entry] = pending.withUnsafeBufferPointer { entries in
             var relationships: [_PendingValues.Entry] = []
             for index in entries.indices {
-                if entries[index].isAttribute {
+                if entries[index].value.isAttribute {
                     entries[index].value.writeAttribute(to: object, key: entries[index].key)
                 } else {
                     relationships.append(entries[index])

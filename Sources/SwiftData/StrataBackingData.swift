@@ -527,18 +527,19 @@ public final class _StrataBackingData<Model: PersistentModel>: _StrataBackingSto
 /// that insertion writes it through the object's typed setter.
 @usableFromInline
 struct _PendingValues {
+    /// A key and its value (which says whether it is an attribute's: 56 bytes, so that the
+    /// list a model's initialiser fills, 16 entries, is a block the C library keeps at hand
+    /// when it is freed at insertion; with a flag beside the value it took 64 bytes, and the
+    /// list a block too large for the per-thread cache, allocated the slow way for each model).
     @usableFromInline
     struct Entry {
         @usableFromInline let key: String
         @usableFromInline var value: any _PendingValue
-        /// An attribute's value (else a model or a collection of models).
-        @usableFromInline var isAttribute: Bool
 
         @inlinable
-        init(key: String, value: any _PendingValue, isAttribute: Bool) {
+        init(key: String, value: any _PendingValue) {
             self.key = key
             self.value = value
-            self.isAttribute = isAttribute
         }
     }
 
@@ -579,10 +580,9 @@ struct _PendingValues {
     }
 
     @inlinable
-    mutating func set(_ value: any _PendingValue, forKey key: String, isAttribute: Bool) {
+    mutating func set(_ value: any _PendingValue, forKey key: String) {
         if let index = index(of: key) {
             entries[index].value = value
-            entries[index].isAttribute = isAttribute
             return
         }
         // Room for a model's values at the first, so that the list is not grown at each
@@ -591,7 +591,7 @@ struct _PendingValues {
             entries.reserveCapacity(16)
             keys.reserveCapacity(16)
         }
-        entries.append(Entry(key: key, value: value, isAttribute: isAttribute))
+        entries.append(Entry(key: key, value: value))
         keys.append(key)
         marks |= Self.mark(of: key)
     }
@@ -605,15 +605,19 @@ struct _PendingValues {
             if !isEmpty { remove(key) }
             return
         }
-        set(Self.attribute(value), forKey: key, isAttribute: true)
+        set(Self.attribute(value), forKey: key)
     }
 
     /// Sets a value (a relationship's, or an attribute's the general way), or removes it (nil).
     mutating func setTyped<Value>(_ value: Value?, forKey key: String, isAttribute: Bool) {
-        if let value {
-            set(_TypedPendingValue(value), forKey: key, isAttribute: isAttribute)
-        } else {
+        guard let value else {
             remove(key)
+            return
+        }
+        if isAttribute {
+            set(_TypedPendingValue(value), forKey: key)
+        } else {
+            set(_PendingRelationship(value), forKey: key)
         }
     }
 
@@ -730,8 +734,30 @@ extension Decimal: _PlainPendingValue {
 @usableFromInline
 protocol _PendingValue {
     var anyValue: Any { get }
+    /// Whether it is an attribute's value (else a model or a collection of models).
+    var isAttribute: Bool { get }
     /// Sets the value as the object's attribute, through the setter of its type.
     func writeAttribute(to object: NSManagedObject, key: String)
+}
+
+extension _PendingValue {
+    @usableFromInline
+    var isAttribute: Bool { true }
+}
+
+/// A relationship's value set before insertion: a model or a collection of models.
+struct _PendingRelationship<Value>: _PendingValue {
+    let value: Value
+
+    init(_ value: Value) { self.value = value }
+
+    var anyValue: Any { value }
+
+    var isAttribute: Bool { false }
+
+    func writeAttribute(to object: NSManagedObject, key: String) {
+        ModelValues.write(value, to: object, key)
+    }
 }
 
 @usableFromInline

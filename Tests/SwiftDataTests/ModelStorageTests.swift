@@ -181,3 +181,15 @@ struct ModelStorageTests {
         #expect(fetched.map { "\($0.label) \($0.weight) \(($0 as? Crate)?.slots ?? 0)" } == ["large 30 6", "small 3 0"])
     }
 }
+
+extension ModelStorageTests {
+    /// The list of values a model's initialiser fills is freed when the model is inserted: at
+    /// 16 entries it must stay within the blocks the C library's per-thread cache keeps
+    /// (1,032 bytes of a block's room), or each model's list is allocated and freed the slow way.
+    @Test("the list of values set before insertion fits the C library's cache of freed blocks")
+    func pendingListSize() {
+        let arrayHeader = 32
+        #expect(MemoryLayout<_PendingValues.Entry>.stride == 56)
+        #expect(arrayHeader + 16 * MemoryLayout<_PendingValues.Entry>.stride <= 1_032)
+    }
+}
