@@ -85,13 +85,14 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         // The root class's storage, for its context: a model of the class inserted keeps its
         // values there until its row's object has them, then only its row (as a fetched model of
         // a final class does). A subclass's model keeps its values in backing data.
-        let withStorage: DeclSyntax = """
-            public func _$withStorage<_$Model, _$Result>(
-                as type: _$Model.Type, _ body: (inout SwiftData._ModelStorage<_$Model>) -> _$Result
-            ) -> _$Result? {
-                SwiftData._withStorage(&_$backingData, as: type, body)
-            }
+        let keptRow: [DeclSyntax] = [
+            "public func _$row() -> SwiftData._ModelRow? { SwiftData._row(of: &_$backingData) }",
             """
+            public func _$keepRow(_ row: SwiftData._ModelRow) -> SwiftData._PendingValues? {
+                SwiftData._keepRow(row, in: &_$backingData)
+            }
+            """,
+        ]
 
         if shape == .finalRoot {
             return [
@@ -112,7 +113,8 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
                 }
                 """,
                 DeclSyntax(fetchedInitializer),
-                withStorage,
+                keptRow[0],
+                keptRow[1],
                 registrar,
                 """
                 public static var _$constraints: SwiftData._ModelConstraints {
@@ -144,7 +146,8 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
                 """,
                 schemaHelper,
                 DeclSyntax(rootInitializer),
-                withStorage,
+                keptRow[0],
+                keptRow[1],
                 registrar,
                 """
                 \(access) class var _$constraints: SwiftData._ModelConstraints {

@@ -33,7 +33,7 @@
     member, conformances: PersistentModel,
     names: named(_$backingData), named(persistentBackingData), named(schemaMetadata),
     named(init(backingData:)), named(init(_$storage:)), named(_$observationRegistrar), named(_$constraints), named(_$RootModel),
-    named(_$schemaMetadata), named(_$backingDataChain), named(_$model), named(_$withStorage))
+    named(_$schemaMetadata), named(_$backingDataChain), named(_$model), named(_$row), named(_$keepRow))
 @attached(memberAttribute)
 @attached(extension, conformances: PersistentModel, Observable)
 public macro Model() = #externalMacro(module: "StrataMacros", type: "ModelMacro")

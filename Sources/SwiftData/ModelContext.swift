@@ -428,12 +428,10 @@ public final class ModelContext: Equatable, Hashable, @unchecked Sendable {
     private func attach<T: PersistentModel>(_ model: T, to object: NSManagedObject) {
         let info = ModelTypeInfo.of(type(of: model) as any PersistentModel.Type)
         var pending: [_PendingValues.Entry]
-        if info.superType == nil,
-            let kept = model._$withStorage(as: T.self, { storage in storage.attach(object, context: self) }) ?? nil
-        {
-            // A root class's model that kept its values in its storage: it keeps its row there.
+        if info.superType == nil, let kept = model._$keepRow(_ModelRow(object: object, context: self)) {
+            // A root class's model that kept its values in itself: it keeps its row there.
             // (A subclass's model keeps its values in each class's backing data.)
-            pending = kept
+            pending = kept.entries
         } else {
             let backing = model._strataBacking
             pending = backing.pending.entries

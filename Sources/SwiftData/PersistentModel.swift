@@ -34,11 +34,14 @@ public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable, 
     /// through `init(backingData:)` here).
     static func _$model(object: AnyObject, context: ModelContext) -> Self
 
-    /// Runs `body` over the model's storage when it is of the given model class (written by
-    /// `@Model` for final classes, whose model keeps its row, or its values before insertion,
-    /// there); nil for other classes. (Generic over the class, as a requirement naming `Self`
-    /// there could not be met by a class that is not final.)
-    func _$withStorage<Model, Result>(as type: Model.Type, _ body: (inout _ModelStorage<Model>) -> Result) -> Result?
+    /// The row the model keeps (written by `@Model` for root classes, whose models keep their
+    /// row, or their values before insertion, in themselves); nil for other classes.
+    func _$row() -> _ModelRow?
+
+    /// Makes the model keep the row just inserted for it instead of the values set before, and
+    /// answers those (written by `@Model` for root classes); nil when the model keeps backing
+    /// data, or its class keeps neither.
+    func _$keepRow(_ row: _ModelRow) -> _PendingValues?
 }
 
 extension PersistentModel {
@@ -50,9 +53,9 @@ extension PersistentModel {
         Self(backingData: _StrataBackingData<Self>(object: object as? NSManagedObject, context: context))
     }
 
-    public func _$withStorage<Model, Result>(
-        as type: Model.Type, _ body: (inout _ModelStorage<Model>) -> Result
-    ) -> Result? { nil }
+    public func _$row() -> _ModelRow? { nil }
+
+    public func _$keepRow(_ row: _ModelRow) -> _PendingValues? { nil }
 
     /// The model's identifier: temporary until its context first saves it, then the row's.
     public var persistentModelID: PersistentIdentifier {
@@ -100,10 +103,10 @@ extension PersistentModel {
 
     /// The row's object and context, wherever the model keeps them (in its storage, or in its
     /// backing data): what asks no backing data to be made.
-    var _strataRow: (object: NSManagedObject?, context: ModelContext?) {
-        if let row = _$withStorage(as: Self.self, { $0.row }) { return row }
+    var _strataRow: _ModelRow {
+        if let row = _$row() { return row }
         let backing = _strataBacking
-        return (backing.object, backing.context)
+        return _ModelRow(object: backing.object, context: backing.context)
     }
 
     /// `persistentModelID` in a predicate stands for the model (its row).

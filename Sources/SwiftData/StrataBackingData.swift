@@ -103,23 +103,24 @@ public struct _ModelStorage<Model: PersistentModel> {
     @inlinable
     var keepsValues: Bool { backing == nil && object == nil }
 
-    /// Makes a model that kept its values here keep the row's object just inserted for it (and
-    /// its context) instead, and answers the values, for the context to write to the object;
-    /// nil when the model has backing data, which the context attaches instead.
-    mutating func attach(_ object: NSManagedObject, context: ModelContext) -> [_PendingValues.Entry]? {
-        guard backing == nil else { return nil }
-        let entries = pending.entries
-        pending = _PendingValues()
-        self.object = object
-        self.context = context
-        return entries
-    }
-
     /// The row's object and context, wherever the model keeps them.
     @inlinable
-    var row: (object: NSManagedObject?, context: ModelContext?) {
-        if let backing { return (backing.object, backing.context) }
-        return (object, context)
+    var row: _ModelRow {
+        if let backing { return _ModelRow(object: backing.object, context: backing.context) }
+        return _ModelRow(object: object, context: context)
+    }
+
+    /// Makes a model that kept its values here keep the row just inserted for it instead, and
+    /// answers the values, for the context to write to the row's object; nil when the model has
+    /// backing data, which the context attaches instead.
+    @inlinable
+    mutating func keepRow(_ row: _ModelRow) -> _PendingValues? {
+        guard backing == nil else { return nil }
+        let values = pending
+        pending = _PendingValues()
+        object = row.object
+        context = row.context
+        return values
     }
 
     /// The row's object while the model keeps only its row, for an access that ends before
@@ -148,17 +149,31 @@ public func _prepareBacking<Model: PersistentModel>(_ storage: inout _ModelStora
     return backing
 }
 
-/// Runs `body` over a model's storage when it is of the given model class (what `@Model`'s
-/// `_$withStorage(as:_:)` of a final class does), else answers nil.
-@inlinable
-public func _withStorage<Model: PersistentModel, Other, Result>(
-    _ storage: inout _ModelStorage<Model>, as type: Other.Type, _ body: (inout _ModelStorage<Other>) -> Result
-) -> Result? {
-    guard Model.self == Other.self else { return nil }
-    // The same type: the storage is viewed as what it is.
-    return withUnsafeMutablePointer(to: &storage) { pointer in
-        pointer.withMemoryRebound(to: _ModelStorage<Other>.self, capacity: 1) { body(&$0.pointee) }
+/// A row's object and its context, as a model keeps them. Not generic, so that the context's
+/// code, generic over models and not specialised for them, passes it with no type metadata
+/// made at run time (a view of a `_ModelStorage<Model>` there took a lookup of the runtime's
+/// cache of generic types at each use).
+public struct _ModelRow {
+    @usableFromInline let object: NSManagedObject?
+    @usableFromInline let context: ModelContext?
+
+    @inlinable
+    init(object: NSManagedObject?, context: ModelContext?) {
+        self.object = object
+        self.context = context
     }
+}
+
+/// The row a model keeps (`@Model`'s `_$row()` of a root class).
+@inlinable
+public func _row<Model: PersistentModel>(of storage: inout _ModelStorage<Model>) -> _ModelRow? {
+    storage.row
+}
+
+/// Makes a model keep the row just inserted for it (`@Model`'s `_$keepRow(_:)` of a root class).
+@inlinable
+public func _keepRow<Model: PersistentModel>(_ row: _ModelRow, in storage: inout _ModelStorage<Model>) -> _PendingValues? {
+    storage.keepRow(row)
 }
 
 /// Runs `body` with a view of a model's values: what every property read and write of a
@@ -525,8 +540,7 @@ public final class _StrataBackingData<Model: PersistentModel>: _StrataBackingSto
 /// The values of a model set before its insertion, in the order they were set: a short list
 /// (a model's properties), cheaper to fill than a dictionary, each value kept with its type so
 /// that insertion writes it through the object's typed setter.
-@usableFromInline
-struct _PendingValues {
+public struct _PendingValues {
     /// A key and its value (which says whether it is an attribute's: 56 bytes, so that the
     /// list a model's initialiser fills, 16 entries, is a block the C library keeps at hand
     /// when it is freed at insertion; with a flag beside the value it took 64 bytes, and the

@@ -58,10 +58,12 @@ struct ModelInheritanceExpansionTests {
                         self._$backingData = SwiftData._ModelStorage<Trip>(adopting: backingData)
                     }
 
-                    public func _$withStorage<_$Model, _$Result>(
-                        as type: _$Model.Type, _ body: (inout SwiftData._ModelStorage<_$Model>) -> _$Result
-                    ) -> _$Result? {
-                        SwiftData._withStorage(&_$backingData, as: type, body)
+                    public func _$row() -> SwiftData._ModelRow? {
+                        SwiftData._row(of: &_$backingData)
+                    }
+
+                    public func _$keepRow(_ row: SwiftData._ModelRow) -> SwiftData._PendingValues? {
+                        SwiftData._keepRow(row, in: &_$backingData)
                     }
 
                     @Transient @exclusivity(unchecked) private var _$observationRegistrar = SwiftData._ModelObservationRegistrar()
@@ -115,10 +117,12 @@ struct ModelInheritanceExpansionTests {
                         self._$backingData = SwiftData._ModelStorage<Item>(adopting: backingData)
                     }
 
-                    public func _$withStorage<_$Model, _$Result>(
-                        as type: _$Model.Type, _ body: (inout SwiftData._ModelStorage<_$Model>) -> _$Result
-                    ) -> _$Result? {
-                        SwiftData._withStorage(&_$backingData, as: type, body)
+                    public func _$row() -> SwiftData._ModelRow? {
+                        SwiftData._row(of: &_$backingData)
+                    }
+
+                    public func _$keepRow(_ row: SwiftData._ModelRow) -> SwiftData._PendingValues? {
+                        SwiftData._keepRow(row, in: &_$backingData)
                     }
 
                     @Transient @exclusivity(unchecked) private var _$observationRegistrar = SwiftData._ModelObservationRegistrar()
@@ -298,10 +302,12 @@ struct ModelConditionalExpansionTests {
                         self._$backingData = storage
                     }
 
-                    public func _$withStorage<_$Model, _$Result>(
-                        as type: _$Model.Type, _ body: (inout SwiftData._ModelStorage<_$Model>) -> _$Result
-                    ) -> _$Result? {
-                        SwiftData._withStorage(&_$backingData, as: type, body)
+                    public func _$row() -> SwiftData._ModelRow? {
+                        SwiftData._row(of: &_$backingData)
+                    }
+
+                    public func _$keepRow(_ row: SwiftData._ModelRow) -> SwiftData._PendingValues? {
+                        SwiftData._keepRow(row, in: &_$backingData)
                     }
 
                     @Transient @exclusivity(unchecked) private var _$observationRegistrar = SwiftData._ModelObservationRegistrar()
@@ -366,10 +372,12 @@ struct ModelConditionalExpansionTests {
                         self._$backingData = storage
                     }
 
-                    public func _$withStorage<_$Model, _$Result>(
-                        as type: _$Model.Type, _ body: (inout SwiftData._ModelStorage<_$Model>) -> _$Result
-                    ) -> _$Result? {
-                        SwiftData._withStorage(&_$backingData, as: type, body)
+                    public func _$row() -> SwiftData._ModelRow? {
+                        SwiftData._row(of: &_$backingData)
+                    }
+
+                    public func _$keepRow(_ row: SwiftData._ModelRow) -> SwiftData._PendingValues? {
+                        SwiftData._keepRow(row, in: &_$backingData)
                     }
 
                     @Transient @exclusivity(unchecked) private var _$observationRegistrar = SwiftData._ModelObservationRegistrar()

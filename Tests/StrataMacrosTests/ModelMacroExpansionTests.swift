@@ -91,10 +91,12 @@ func modelMembers(
         \(initialisers)        self._$backingData = storage
             }
 
-            public func _$withStorage<_$Model, _$Result>(
-                as type: _$Model.Type, _ body: (inout SwiftData._ModelStorage<_$Model>) -> _$Result
-            ) -> _$Result? {
-                SwiftData._withStorage(&_$backingData, as: type, body)
+            public func _$row() -> SwiftData._ModelRow? {
+                SwiftData._row(of: &_$backingData)
+            }
+
+            public func _$keepRow(_ row: SwiftData._ModelRow) -> SwiftData._PendingValues? {
+                SwiftData._keepRow(row, in: &_$backingData)
             }
 
             @Transient @exclusivity(unchecked) private var _$observationRegistrar = SwiftData._ModelObservationRegistrar()
@@ -285,10 +287,12 @@ struct ModelMacroExpansionTests {
                         self._$backingData = storage
                     }
 
-                    public func _$withStorage<_$Model, _$Result>(
-                        as type: _$Model.Type, _ body: (inout SwiftData._ModelStorage<_$Model>) -> _$Result
-                    ) -> _$Result? {
-                        SwiftData._withStorage(&_$backingData, as: type, body)
+                    public func _$row() -> SwiftData._ModelRow? {
+                        SwiftData._row(of: &_$backingData)
+                    }
+
+                    public func _$keepRow(_ row: SwiftData._ModelRow) -> SwiftData._PendingValues? {
+                        SwiftData._keepRow(row, in: &_$backingData)
                     }
 
                     @Transient @exclusivity(unchecked) private var _$observationRegistrar = SwiftData._ModelObservationRegistrar()
