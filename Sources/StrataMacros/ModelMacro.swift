@@ -85,14 +85,12 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         // The root class's storage, for its context: a model of the class inserted keeps its
         // values there until its row's object has them, then only its row (as a fetched model of
         // a final class does). A subclass's model keeps its values in backing data.
-        let keptRow: [DeclSyntax] = [
-            "public func _$row() -> SwiftData._ModelRow? { SwiftData._row(of: &_$backingData) }",
-            """
+        let row: DeclSyntax = "public func _$row() -> SwiftData._ModelRow? { SwiftData._row(of: &_$backingData) }"
+        let keepRow: DeclSyntax = """
             public func _$keepRow(_ row: SwiftData._ModelRow) -> SwiftData._PendingValues? {
                 SwiftData._keepRow(row, in: &_$backingData)
             }
-            """,
-        ]
+            """
 
         if shape == .finalRoot {
             return [
@@ -113,8 +111,8 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
                 }
                 """,
                 DeclSyntax(fetchedInitializer),
-                keptRow[0],
-                keptRow[1],
+                row,
+                keepRow,
                 registrar,
                 """
                 public static var _$constraints: SwiftData._ModelConstraints {
@@ -146,8 +144,8 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
                 """,
                 schemaHelper,
                 DeclSyntax(rootInitializer),
-                keptRow[0],
-                keptRow[1],
+                row,
+                keepRow,
                 registrar,
                 """
                 \(access) class var _$constraints: SwiftData._ModelConstraints {
