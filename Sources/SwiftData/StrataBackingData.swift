@@ -67,8 +67,9 @@ public struct _ModelStorage<Model: PersistentModel> {
     /// The row's object and context while there is no backing data (a fetched or inserted model).
     @usableFromInline var object: NSManagedObject?
     @usableFromInline var context: ModelContext?
-    /// The values set before insertion while there is no backing data (models as models).
-    @usableFromInline var pending = _PendingValues()
+    /// The values set before insertion while there is no backing data (models as models): none
+    /// (nil) for a fetched model, whose storage then neither makes nor frees a list.
+    @usableFromInline var pending: _PendingValues?
 
     /// No values yet: a model made by the app gets its backing data at the first value set.
     @inlinable
@@ -97,7 +98,7 @@ public struct _ModelStorage<Model: PersistentModel> {
 
     /// Neither backing data nor a row nor values: nothing was set.
     @inlinable
-    public var isEmpty: Bool { backing == nil && object == nil && pending.isEmpty }
+    public var isEmpty: Bool { backing == nil && object == nil && pending?.isEmpty ?? true }
 
     /// Neither backing data nor a row: a model not inserted, whose values are kept here.
     @inlinable
@@ -116,11 +117,30 @@ public struct _ModelStorage<Model: PersistentModel> {
     @inlinable
     mutating func keepRow(_ row: _ModelRow) -> _PendingValues? {
         guard backing == nil else { return nil }
-        let values = pending
-        pending = _PendingValues()
+        let values = pending.take() ?? _PendingValues()
         object = row.object
         context = row.context
         return values
+    }
+
+    /// Keeps an attribute's value set before insertion, or removes it (nil). An optional
+    /// property's implicit initial value (nil) is set this way in every initialiser,
+    /// `init(backingData:)` included, before any value was: nothing to remove, no list made.
+    @inlinable
+    mutating func keepAttribute<Value>(_ value: Value?, forKey key: String) {
+        guard let value else {
+            pending?.remove(key)
+            return
+        }
+        if pending == nil { pending = _PendingValues() }
+        pending?.set(_PendingValues.attribute(value), forKey: key)
+    }
+
+    /// Keeps a relationship's value set before insertion, or removes it (nil).
+    mutating func keepRelationship<Value>(_ value: Value?, forKey key: String) {
+        guard value != nil || pending != nil else { return }
+        if pending == nil { pending = _PendingValues() }
+        pending?.setTyped(value, forKey: key, isAttribute: false)
     }
 
     /// The row's object while the model keeps only its row, for an access that ends before
@@ -141,10 +161,7 @@ public func _prepareBacking<Model: PersistentModel>(_ storage: inout _ModelStora
     let backing = _StrataBackingData<Model>(object: storage.object, context: storage.context)
     storage.object = nil
     storage.context = nil
-    if !storage.pending.isEmpty {
-        backing.pending = storage.pending
-        storage.pending = _PendingValues()
-    }
+    if let values = storage.pending.take(), !values.isEmpty { backing.pending = values }
     storage.backing = backing
     return backing
 }
@@ -234,7 +251,7 @@ public struct _ModelValues<Model: PersistentModel> {
             return
         }
         if storage.pointee.keepsValues {
-            storage.pointee.pending.setAttribute(value, forKey: key)
+            storage.pointee.keepAttribute(value, forKey: key)
             return
         }
         backing.setValue(value, forKey: key)
@@ -248,7 +265,7 @@ public struct _ModelValues<Model: PersistentModel> {
     /// data or a row.
     func keptBeforeInsertion<Value>(_ value: Value?, forKey key: String) -> Bool {
         guard storage.pointee.keepsValues else { return false }
-        storage.pointee.pending.setTyped(value, forKey: key, isAttribute: false)
+        storage.pointee.keepRelationship(value, forKey: key)
         return true
     }
 
@@ -557,11 +574,10 @@ public struct _PendingValues {
         }
     }
 
+    /// The entries, in the order they were set. A lookup reads their keys where they are
+    /// (through the buffer): an entry copied out holds its value as an existential, which a
+    /// copy retains or copies through its value witnesses.
     @usableFromInline var entries: [Entry] = []
-    /// The entries' keys, in the same order: what a lookup compares, so that it copies no
-    /// entry (each holds its value as an existential, which a copy retains or copies through
-    /// its value witnesses; an initialiser setting ten properties made 45 such copies).
-    @usableFromInline var keys: [String] = []
     /// A bit for each length of key set (`mark(of:)`): a key whose bit is clear was not set,
     /// which an initialiser setting each property once mostly learns without looking at the
     /// other keys (it made 45 comparisons for ten properties).
@@ -585,13 +601,16 @@ public struct _PendingValues {
     func index(of key: String) -> Int? {
         guard marks & Self.mark(of: key) != 0 else { return nil }
         let length = key.utf8.count
-        var index = 0
-        while index < keys.count {
-            if keys[index].utf8.count == length, keys[index] == key { return index }
-            index += 1
+        return entries.withUnsafeBufferPointer { entries in
+            for index in entries.indices where entries[index].key.utf8.count == length && entries[index].key == key {
+                return index
+            }
+            return nil
         }
-        return nil
     }
+
+    /// The keys set, in the order they were.
+    var keys: [String] { entries.map(\.key) }
 
     @inlinable
     mutating func set(_ value: any _PendingValue, forKey key: String) {
@@ -601,12 +620,8 @@ public struct _PendingValues {
         }
         // Room for a model's values at the first, so that the list is not grown at each
         // doubling while an initialiser sets them one by one.
-        if entries.isEmpty {
-            entries.reserveCapacity(16)
-            keys.reserveCapacity(16)
-        }
+        if entries.isEmpty { entries.reserveCapacity(16) }
         entries.append(Entry(key: key, value: value))
-        keys.append(key)
         marks |= Self.mark(of: key)
     }
 
@@ -639,7 +654,6 @@ public struct _PendingValues {
     mutating func remove(_ key: String) {
         guard let index = index(of: key) else { return }
         entries.remove(at: index)
-        keys.remove(at: index)
     }
 
     func value(forKey key: String) -> (any _PendingValue)? {

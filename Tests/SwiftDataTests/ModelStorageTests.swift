@@ -54,11 +54,11 @@ class Crate: Parcel {
 }
 
 /// Where a model keeps its state: backing data made, row object kept, keys of the values set
-/// before insertion.
+/// before insertion (nil: the storage holds no list of them).
 private struct StorageState: Equatable {
     var hasBacking: Bool
     var hasRow: Bool
-    var keptKeys: [String]
+    var keptKeys: [String]?
 }
 
 /// (Of the class `Model` of the model's hierarchy: each class has its storage.)
@@ -70,7 +70,7 @@ private func state<Model: PersistentModel>(of model: Model) throws -> StorageSta
         mirror = current.superclassMirror
     }
     let storage = try #require(found)
-    return StorageState(hasBacking: storage.backing != nil, hasRow: storage.object != nil, keptKeys: storage.pending.keys)
+    return StorageState(hasBacking: storage.backing != nil, hasRow: storage.object != nil, keptKeys: storage.pending?.keys)
 }
 
 @Suite("Where a model keeps its values")
@@ -101,7 +101,7 @@ struct ModelStorageTests {
         let container = try container()
         let context = ModelContext(container)
         context.insert(shelf)
-        #expect(try state(of: shelf) == StorageState(hasBacking: false, hasRow: true, keptKeys: []))
+        #expect(try state(of: shelf) == StorageState(hasBacking: false, hasRow: true, keptKeys: nil))
         #expect(shelf.modelContext === context && shelf.hasChanges && !shelf.isDeleted)
         #expect(shelf.label == "A" && shelf.capacity == 3 && shelf.note == nil)
         shelf.capacity = 4
@@ -115,6 +115,11 @@ struct ModelStorageTests {
         #expect(try saved(container) == ["A 4 nil [Emma]"])
         #expect(!shelf.hasChanges && shelf.persistentModelID.storeIdentifier != nil)
         #expect(context.registeredModel(for: shelf.persistentModelID) as Shelf? === shelf)
+        // A fetched model keeps its row and no list of values.
+        let fetched = try #require(try ModelContext(container).fetch(FetchDescriptor<Shelf>()).first)
+        #expect(try state(of: fetched) == StorageState(hasBacking: false, hasRow: true, keptKeys: nil))
+        #expect(fetched.label == "A" && fetched.capacity == 4)
+        #expect(try state(of: fetched) == StorageState(hasBacking: false, hasRow: true, keptKeys: nil))
     }
 
     @Test("a value read before insertion moves the values into backing data; insertion writes them all")
@@ -122,7 +127,7 @@ struct ModelStorageTests {
         let shelf = Shelf(label: "B", capacity: 2)
         #expect(try state(of: shelf).hasBacking == false)
         #expect(shelf.label == "B" && shelf.volumes.isEmpty)
-        #expect(try state(of: shelf) == StorageState(hasBacking: true, hasRow: false, keptKeys: []))
+        #expect(try state(of: shelf) == StorageState(hasBacking: true, hasRow: false, keptKeys: nil))
         shelf.note = "kept"
         let container = try container()
         let context = ModelContext(container)
@@ -176,7 +181,7 @@ struct ModelStorageTests {
         #expect(try state(of: parcel) == StorageState(hasBacking: false, hasRow: false, keptKeys: ["label", "weight"]))
         context.insert(parcel)
         context.insert(crate)
-        #expect(try state(of: parcel) == StorageState(hasBacking: false, hasRow: true, keptKeys: []))
+        #expect(try state(of: parcel) == StorageState(hasBacking: false, hasRow: true, keptKeys: nil))
         #expect(try state(of: crate).hasBacking && state(of: crate as Parcel).hasBacking, "each class's backing data")
         #expect(parcel.modelContext === context && crate.modelContext === context)
         #expect(parcel.label == "small" && crate.label == "large" && crate.weight == 30 && crate.slots == 6)

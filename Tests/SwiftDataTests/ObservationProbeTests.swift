@@ -12,6 +12,10 @@ struct ObservationProbeTests {
     @Test("the probe sees every tracked read, nested and per thread, and tells untracked reads apart")
     func probe() throws {
         #expect(_ObservationTrackingProbe.isAvailable, "without the probe every read makes a registrar")
+        // This toolchain's Observation is a shared library keeping the tracking in a thread-local
+        // variable, which the probe reads (elsewhere it asks a registrar of its own).
+        let exact = _ObservationTrackingProbe.readsThreadLocal
+        #expect(exact, "the probe reads Observation's thread-local variable")
         var inside = false
         var nested = false
         var afterNested = false
@@ -30,6 +34,7 @@ struct ObservationProbeTests {
         // not count every read.
         let untracked = (0..<1000).filter { _ in _ObservationTrackingProbe.isTracking() }.count
         #expect(untracked < 500)
+        if exact { #expect(untracked == 0, "reading the thread's own variable, no other thread counts") }
         let otherThread = Mutex(0)
         let done = DispatchSemaphore(value: 0)
         withObservationTracking {
@@ -42,6 +47,14 @@ struct ObservationProbeTests {
         } onChange: {
         }
         #expect(otherThread.withLock { $0 } < 500, "a tracking on one thread does not track another's reads")
+        if exact { #expect(otherThread.withLock { $0 } == 0) }
+        // A tracking on another thread, and back on this one: tracked again, then not.
+        var again = false
+        withObservationTracking {
+            again = _ObservationTrackingProbe.isTracking()
+        } onChange: {
+        }
+        #expect(again && !_ObservationTrackingProbe.isTracking())
     }
 
     @Test("fetched models read outside a tracking first are observed once a tracking reads them")

@@ -13,4 +13,27 @@ extern void *swift_tryRetain(void *object);
 /// Retains the object if it is alive (see `swift_tryRetain`).
 static inline bool strata_tryRetain(void *object) { return swift_tryRetain(object) != 0; }
 
+/// A variable of a shared library's thread-local storage, as the ELF ABI names it for the
+/// dynamic linker: the library's module number and the variable's offset in its block.
+typedef struct {
+    unsigned long module;
+    unsigned long offset;
+} strata_tls_index;
+
+/// The ELF ABI's lookup of a thread-local variable of a shared library (exported by the
+/// dynamic linker; what the library's own code calls to reach the variable): the address of
+/// the calling thread's instance.
+extern void *__tls_get_addr(strata_tls_index *index);
+
+/// Whether the calling thread's instance of a pointer-sized thread-local variable is set.
+static inline bool strata_tls_pointer_is_set(unsigned long module, unsigned long offset) {
+    strata_tls_index index = {module, offset};
+    return *(void *const *)__tls_get_addr(&index) != 0;
+}
+
+/// The module number of the loaded shared library whose file is named `name` (its last path
+/// component), when its thread-local storage holds at least `size` bytes; 0 when no such
+/// library is loaded (a library linked statically, another platform).
+unsigned long strata_tls_module(const char *name, unsigned long size);
+
 #endif
