@@ -40,6 +40,33 @@ public enum _ObservationTrackingProbe {
     /// than asking a registrar of its own.
     public static var readsThreadLocal: Bool { Probe.shared.observationModule != 0 }
 
+    /// The two ways the probe tells whether reads are tracked, each of which it can be asked
+    /// through (to test them both): Observation's thread-local variable, read directly, or a
+    /// read through a registrar of its own.
+    public enum Way: Sendable, CaseIterable {
+        case threadLocal, registrar
+    }
+
+    /// Whether this way tells tracked reads from others on this toolchain (checked once).
+    public static func works(by way: Way) -> Bool {
+        switch way {
+        case .threadLocal: Probe.shared.observationModule != 0
+        case .registrar: Probe.shared.works
+        }
+    }
+
+    /// Whether the reads on this thread are being tracked now, asked this way (true when the
+    /// way does not work here).
+    public static func isTracking(by way: Way) -> Bool {
+        switch way {
+        case .threadLocal:
+            let module = Probe.shared.observationModule
+            return module == 0 || strata_tls_first_pointer_is_set(module)
+        case .registrar:
+            return Probe.shared.isTrackedRead()
+        }
+    }
+
     /// The probe, for a model's registrar to keep: asking it needs no global to be reached.
     public static var handle: Handle { Handle(probe: .passUnretained(Probe.shared)) }
 
@@ -48,7 +75,11 @@ public enum _ObservationTrackingProbe {
         fileprivate let probe: Unmanaged<Probe>
 
         /// Whether the reads on this thread are being tracked now (see `isTracking()`).
-        public func isTracking() -> Bool { probe._withUnsafeGuaranteedRef { $0.isTracking() } }
+        public func isTracking() -> Bool {
+            let module = probe._withUnsafeGuaranteedRef { $0.observationModule }
+            if module != 0 { return strata_tls_first_pointer_is_set(module) }
+            return probe._withUnsafeGuaranteedRef { $0.isTrackedRead() }
+        }
     }
 
     /// The probe's parts, made together (one lazy global to reach at each read). The
@@ -88,11 +119,15 @@ public enum _ObservationTrackingProbe {
             observationModule = Self.threadLocalModule()
         }
 
-        @inline(__always)
         func isTracking() -> Bool {
-            if observationModule != 0 { return strata_tls_pointer_is_set(observationModule, 0) }
-            return works ? Self.read(box, subject, keyPath, counter) : true
+            if observationModule != 0 { return strata_tls_first_pointer_is_set(observationModule) }
+            return isTrackedRead()
         }
+
+        /// Whether a read through the probe's registrar is tracked (always true if that does
+        /// not work either).
+        @inline(never)
+        func isTrackedRead() -> Bool { works ? Self.read(box, subject, keyPath, counter) : true }
 
         /// The module number of Observation's library when the first pointer of its
         /// thread-local block is the tracking's: unset on a new thread, set within a tracking,

@@ -9,37 +9,45 @@ import Testing
 /// exactly the changes of what they read.
 @Suite("Observation of models (registrars made when tracked)")
 struct ObservationProbeTests {
-    @Test("the probe sees every tracked read, nested and per thread, and tells untracked reads apart")
-    func probe() throws {
+    @Test("this toolchain's Observation keeps the tracking in a thread-local variable the probe reads")
+    func probeReadsThreadLocal() {
         #expect(_ObservationTrackingProbe.isAvailable, "without the probe every read makes a registrar")
-        // This toolchain's Observation is a shared library keeping the tracking in a thread-local
-        // variable, which the probe reads (elsewhere it asks a registrar of its own).
-        let exact = _ObservationTrackingProbe.readsThreadLocal
-        #expect(exact, "the probe reads Observation's thread-local variable")
+        #expect(_ObservationTrackingProbe.readsThreadLocal)
+        #expect(_ObservationTrackingProbe.works(by: .threadLocal) && _ObservationTrackingProbe.works(by: .registrar))
+    }
+
+    @Test(
+        "each way of the probe sees every tracked read, nested and per thread, and tells untracked reads apart",
+        arguments: _ObservationTrackingProbe.Way.allCases)
+    func probe(way: _ObservationTrackingProbe.Way) throws {
+        try #require(_ObservationTrackingProbe.works(by: way))
+        let isTracking = { _ObservationTrackingProbe.isTracking(by: way) }
+        // Reading the thread's own variable, no read on another thread counts.
+        let exact = way == .threadLocal
         var inside = false
         var nested = false
         var afterNested = false
         withObservationTracking {
-            inside = _ObservationTrackingProbe.isTracking()
+            inside = isTracking()
             withObservationTracking {
-                nested = _ObservationTrackingProbe.isTracking()
+                nested = isTracking()
             } onChange: {
             }
-            afterNested = _ObservationTrackingProbe.isTracking()
+            afterNested = isTracking()
         } onChange: {
         }
         #expect(inside && nested && afterNested)
-        // Untracked reads: a tracking on another thread at the same moment (other tests run
-        // beside this one) may count as tracked, which only costs a registrar; the probe must
-        // not count every read.
-        let untracked = (0..<1000).filter { _ in _ObservationTrackingProbe.isTracking() }.count
+        // Untracked reads: through the registrar, a tracking on another thread at the same
+        // moment (other tests run beside this one) may count as tracked, which only costs a
+        // registrar; the probe must not count every read.
+        let untracked = (0..<1000).filter { _ in isTracking() }.count
         #expect(untracked < 500)
-        if exact { #expect(untracked == 0, "reading the thread's own variable, no other thread counts") }
+        if exact { #expect(untracked == 0) }
         let otherThread = Mutex(0)
         let done = DispatchSemaphore(value: 0)
         withObservationTracking {
             Thread {
-                let count = (0..<1000).filter { _ in _ObservationTrackingProbe.isTracking() }.count
+                let count = (0..<1000).filter { _ in _ObservationTrackingProbe.isTracking(by: way) }.count
                 otherThread.withLock { $0 = count }
                 done.signal()
             }.start()
@@ -48,13 +56,30 @@ struct ObservationProbeTests {
         }
         #expect(otherThread.withLock { $0 } < 500, "a tracking on one thread does not track another's reads")
         if exact { #expect(otherThread.withLock { $0 } == 0) }
-        // A tracking on another thread, and back on this one: tracked again, then not.
+        // A tracking on a thread whose first question came under a tracking: then untracked.
+        let first = Mutex<[Bool]>([])
+        let finished = DispatchSemaphore(value: 0)
+        Thread {
+            var answers: [Bool] = []
+            withObservationTracking {
+                answers.append(_ObservationTrackingProbe.isTracking(by: way))
+            } onChange: {
+            }
+            answers.append((0..<100).contains { _ in _ObservationTrackingProbe.isTracking(by: way) })
+            first.withLock { $0 = answers }
+            finished.signal()
+        }.start()
+        finished.wait()
+        #expect(first.withLock { $0 }.first == true)
+        if exact { #expect(first.withLock { $0 } == [true, false]) }
+        // And back on this thread: tracked again, then not.
         var again = false
         withObservationTracking {
-            again = _ObservationTrackingProbe.isTracking()
+            again = isTracking()
         } onChange: {
         }
-        #expect(again && !_ObservationTrackingProbe.isTracking())
+        #expect(again)
+        if exact { #expect(!isTracking()) }
     }
 
     @Test("fetched models read outside a tracking first are observed once a tracking reads them")

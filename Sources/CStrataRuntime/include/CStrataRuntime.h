@@ -31,6 +31,12 @@ static inline bool strata_tls_pointer_is_set(unsigned long module, unsigned long
     return *(void *const *)__tls_get_addr(&index) != 0;
 }
 
+/// Whether the calling thread's instance of the first pointer of the thread-local block of the
+/// module is set, as `strata_tls_pointer_is_set(module, 0)`; the instance's address is looked
+/// up at a thread's first call and kept in a thread-local variable of this library (a thread's
+/// instance never moves). Every call of a process names the same module.
+bool strata_tls_first_pointer_is_set(unsigned long module);
+
 /// The module number of the loaded shared library whose file is named `name` (its last path
 /// component), when its thread-local storage holds at least `size` bytes; 0 when no such
 /// library is loaded (a library linked statically, another platform).
