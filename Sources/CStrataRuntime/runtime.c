@@ -2,18 +2,13 @@
 #define _GNU_SOURCE
 #include "CStrataRuntime.h"
 
-/// The calling thread's instance of the first pointer of the module `strata_tls_first_pointer_is_set`
-/// reads (found at the thread's first call).
-static __thread void *const *strata_tls_first_pointer;
+__thread void *const *strata_tls_first_pointer;
 
-bool strata_tls_first_pointer_is_set(unsigned long module) {
-    void *const *pointer = strata_tls_first_pointer;
-    if (__builtin_expect(pointer == 0, 0)) {
-        strata_tls_index index = {module, 0};
-        pointer = __tls_get_addr(&index);
-        strata_tls_first_pointer = pointer;
-    }
-    return *pointer != 0;
+void *const *strata_tls_find_first_pointer(unsigned long module) {
+    strata_tls_index index = {module, 0};
+    void *const *pointer = __tls_get_addr(&index);
+    strata_tls_first_pointer = pointer;
+    return pointer;
 }
 
 #if defined(__linux__)

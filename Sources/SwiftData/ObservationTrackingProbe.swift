@@ -18,12 +18,12 @@ import Synchronization
 ///
 /// What Observation does with a read is public behaviour: `ObservationRegistrar.access` adds
 /// the key path to the tracking's set of reads, which hashes it, and hashing a key path with a
-/// subscript hashes the subscript's argument. The probe reads a subscript of its own through a registrar
-/// of its own, and the argument's `hash(into:)` counts (atomically): a count that moved during
-/// the read means a tracking took it. Outside any tracking `access` hashes nothing. A tracking
-/// on another thread at the same moment can move the count too, which only makes a registrar
-/// nobody needs; a tracked read always moves it, so no observer is lost. The probe's registrar
-/// never changes, so the observers a tracking installs on it never fire.
+/// subscript hashes the subscript's argument. The probe reads a subscript of its own through a
+/// registrar of its own, and the argument's `hash(into:)` counts (atomically): a count that
+/// moved during the read means a tracking took it. Outside any tracking `access` hashes
+/// nothing. A tracking on another thread at the same moment can move the count too, which only
+/// makes a registrar nobody needs; a tracked read always moves it, so no observer is lost. The
+/// probe's registrar never changes, so the observers a tracking installs on it never fire.
 ///
 /// The probe is checked once, under a tracking of its own. Were a toolchain's Observation to
 /// take reads without hashing them, the check fails and every read counts as tracked: models
@@ -31,7 +31,7 @@ import Synchronization
 public enum _ObservationTrackingProbe {
     /// Whether the reads on this thread are being tracked now (always true if the probe does
     /// not work with this toolchain's Observation).
-    public static func isTracking() -> Bool { Probe.shared.isTracking() }
+    public static func isTracking() -> Bool { handle.isTracking() }
 
     /// Whether the probe tells tracked reads from others on this toolchain (checked once).
     public static var isAvailable: Bool { Probe.shared.observationModule != 0 || Probe.shared.works }
@@ -60,8 +60,7 @@ public enum _ObservationTrackingProbe {
     public static func isTracking(by way: Way) -> Bool {
         switch way {
         case .threadLocal:
-            let module = Probe.shared.observationModule
-            return module == 0 || strata_tls_first_pointer_is_set(module)
+            return Probe.shared.observationModule == 0 || handle.isTracking()
         case .registrar:
             return Probe.shared.isTrackedRead()
         }
@@ -74,12 +73,19 @@ public enum _ObservationTrackingProbe {
     public struct Handle: Sendable {
         fileprivate let probe: Unmanaged<Probe>
 
-        /// Whether the reads on this thread are being tracked now (see `isTracking()`).
+        /// Whether the reads on this thread are being tracked now (see `isTracking()`): once
+        /// this thread has asked, and where the probe reads Observation's variable, a read of it
+        /// through the address this thread keeps (inlined into each property's getter).
+        @inlinable
         public func isTracking() -> Bool {
-            let module = probe._withUnsafeGuaranteedRef { $0.observationModule }
-            if module != 0 { return strata_tls_first_pointer_is_set(module) }
-            return probe._withUnsafeGuaranteedRef { $0.isTrackedRead() }
+            if let variable = strata_tls_kept_first_pointer() { return variable.pointee != nil }
+            return _isTrackingFirst()
         }
+
+        /// `isTracking()` of a thread's first question, or of every one where the probe does
+        /// not read Observation's variable.
+        @usableFromInline
+        func _isTrackingFirst() -> Bool { probe._withUnsafeGuaranteedRef { $0.isTracking() } }
     }
 
     /// The probe's parts, made together (one lazy global to reach at each read). The
@@ -120,7 +126,7 @@ public enum _ObservationTrackingProbe {
         }
 
         func isTracking() -> Bool {
-            if observationModule != 0 { return strata_tls_first_pointer_is_set(observationModule) }
+            if observationModule != 0 { return strata_tls_find_first_pointer(observationModule).pointee != nil }
             return isTrackedRead()
         }
 

@@ -31,11 +31,17 @@ static inline bool strata_tls_pointer_is_set(unsigned long module, unsigned long
     return *(void *const *)__tls_get_addr(&index) != 0;
 }
 
-/// Whether the calling thread's instance of the first pointer of the thread-local block of the
-/// module is set, as `strata_tls_pointer_is_set(module, 0)`; the instance's address is looked
-/// up at a thread's first call and kept in a thread-local variable of this library (a thread's
-/// instance never moves). Every call of a process names the same module.
-bool strata_tls_first_pointer_is_set(unsigned long module);
+/// The calling thread's instance of the first pointer of the thread-local block of the module
+/// `strata_tls_find_first_pointer` was asked for on this thread (NULL before that call): a
+/// thread's instance never moves, so that it is looked up once a thread.
+extern __thread void *const *strata_tls_first_pointer;
+
+/// The calling thread's instance of the first pointer of the module's thread-local block, kept
+/// in `strata_tls_first_pointer`. Every call of a process names the same module.
+void *const *strata_tls_find_first_pointer(unsigned long module);
+
+/// `strata_tls_first_pointer`, for Swift (which reads no thread-local variable itself).
+static inline void *const *strata_tls_kept_first_pointer(void) { return strata_tls_first_pointer; }
 
 /// The module number of the loaded shared library whose file is named `name` (its last path
 /// component), when its thread-local storage holds at least `size` bytes; 0 when no such
